@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so that `swift test` at the top stays lean.
+import PackageDescription
+
+let package = Package(
+    name: "StrollBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Stroll", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "StrollBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Geodesy", package: "Stroll"),
+            ],
+            path: "Benchmarks/StrollBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,45 @@
+# Stroll: `make run` replays the bundled defaults, `make test` runs the tests.
+# Both install what the build needs first (libgeos-dev through apt or brew).
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BENCH_DIR := Benchmarks
+
+.PHONY: all deps build run test test-large bench contract clean
+
+all: build
+
+deps:
+	@if ! pkg-config --exists geos 2>/dev/null; then \
+	  echo "Installing GEOS (libgeos-dev)..."; \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev pkg-config; \
+	  elif command -v brew >/dev/null 2>&1; then \
+	    brew install geos pkg-config; \
+	  else \
+	    echo "error: GEOS not found and neither apt-get nor brew is available; install libgeos-dev" >&2; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product stroll
+
+run: build
+	@$$($(SWIFT) build -c release --show-bin-path)/stroll
+
+test: deps
+	$(SWIFT) test
+
+test-large: deps
+	$(SWIFT) build -c release --product stroll
+	STROLL_LARGE=1 STROLL_BIN=$$($(SWIFT) build -c release --show-bin-path)/stroll $(SWIFT) test -c release --filter Large
+
+bench: deps
+	cd $(BENCH_DIR) && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+contract: build
+	pip install -q geographiclib
+	../shared/tools/contract-check $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+clean:
+	rm -rf .build $(BENCH_DIR)/.build

@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Stroll",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "stroll", targets: ["stroll"]),
+        .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "Spatial", targets: ["Spatial"]),
+        .library(name: "Traces", targets: ["Traces"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
+        ),
+        .target(name: "Geodesy", swiftSettings: strict),
+        .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
+        .target(name: "Traces", dependencies: ["Geodesy"], swiftSettings: strict),
+        .executableTarget(
+            name: "stroll",
+            dependencies: [
+                "Geodesy", "Spatial", "Traces",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
+        .testTarget(name: "SpatialTests", dependencies: ["Spatial", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,129 @@
+import Foundation
+import Geodesy
+
+/// One recorded position: what a GPX `trkpt`/`rtept`/`wpt` or a CSV row says.
+/// Absent values are nil, never a default in disguise.
+public struct Fix: Equatable, Sendable {
+    public var coordinate: Coordinate
+    /// Seconds since 1970-01-01T00:00:00Z, with milliseconds kept.
+    public var time: Double?
+    /// The time had no zone and was read as UTC.
+    public var timeWasZoneless: Bool
+    /// Metres above the ellipsoid or mean sea level, as the file says.
+    public var elevation: Double?
+    /// 68 % radius in metres (recorded accuracy, or derived from HDOP when only that is given).
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+    public var hdop: Double?
+    public var vdop: Double?
+    public var pdop: Double?
+    public var satellites: Int?
+    /// GPX `fix`: none, 2d, 3d, dgps, pps.
+    public var fixType: String?
+    /// Metres per second.
+    public var speed: Double?
+    /// Degrees clockwise from true north.
+    public var course: Double?
+    public var name: String?
+    /// The line of the point's start tag or CSV row (1-based).
+    public var line: Int
+
+    public init(
+        coordinate: Coordinate, time: Double? = nil, timeWasZoneless: Bool = false, elevation: Double? = nil,
+        horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, hdop: Double? = nil, vdop: Double? = nil,
+        pdop: Double? = nil, satellites: Int? = nil, fixType: String? = nil, speed: Double? = nil, course: Double? = nil,
+        name: String? = nil, line: Int = 0
+    ) {
+        self.coordinate = coordinate
+        self.time = time
+        self.timeWasZoneless = timeWasZoneless
+        self.elevation = elevation
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.hdop = hdop
+        self.vdop = vdop
+        self.pdop = pdop
+        self.satellites = satellites
+        self.fixType = fixType
+        self.speed = speed
+        self.course = course
+        self.name = name
+        self.line = line
+    }
+}
+
+/// A point a reader refused, and why.
+public struct Rejection: Equatable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var reason: String
+
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "line \(line): \(reason)" }
+}
+
+/// A continuous run of fixes; interpolation never crosses from one to the next.
+public struct Segment: Equatable, Sendable {
+    public var fixes: [Fix]
+    public init(fixes: [Fix] = []) { self.fixes = fixes }
+}
+
+public struct Track: Equatable, Sendable {
+    public var name: String?
+    public var segments: [Segment]
+    public init(name: String? = nil, segments: [Segment] = []) {
+        self.name = name
+        self.segments = segments
+    }
+}
+
+public struct Route: Equatable, Sendable {
+    public var name: String?
+    public var points: [Fix]
+    public init(name: String? = nil, points: [Fix] = []) {
+        self.name = name
+        self.points = points
+    }
+}
+
+/// Everything a trace file holds: tracks of segments of fixes, routes and
+/// waypoints, plus the points that were rejected and notes about the reading.
+public struct Trace: Equatable, Sendable {
+    public enum Format: String, Sendable { case gpx, csv }
+
+    public var format: Format
+    public var name: String?
+    /// How the file says it was made (GPX `metadata/desc`, `creator`).
+    public var description: String?
+    public var tracks: [Track]
+    public var routes: [Route]
+    public var waypoints: [Fix]
+    public var rejected: [Rejection]
+    /// Things the reader did that a user should know (a reversed file, zone-less times).
+    public var notes: [String]
+
+    public init(format: Format, name: String? = nil, description: String? = nil, tracks: [Track] = [], routes: [Route] = [],
+                waypoints: [Fix] = [], rejected: [Rejection] = [], notes: [String] = []) {
+        self.format = format
+        self.name = name
+        self.description = description
+        self.tracks = tracks
+        self.routes = routes
+        self.waypoints = waypoints
+        self.rejected = rejected
+        self.notes = notes
+    }
+
+    /// The fixes a replay walks, as segments: the tracks' segments, else each
+    /// route as a segment, else the waypoints as one segment.
+    public var replaySegments: [Segment] {
+        let trackSegments = tracks.flatMap(\.segments).filter { !$0.fixes.isEmpty }
+        if !trackSegments.isEmpty { return trackSegments }
+        let routeSegments = routes.map { Segment(fixes: $0.points) }.filter { !$0.fixes.isEmpty }
+        if !routeSegments.isEmpty { return routeSegments }
+        return waypoints.isEmpty ? [] : [Segment(fixes: waypoints)]
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Geodesy
+
+/// One line of the independent reference set made by GeographicLib (make_reference.py).
+struct ReferenceCase: Sendable, CustomStringConvertible {
+    let category: String
+    let lat1, lon1, lat2, lon2, azi1, azi2, s12: Double
+    var description: String { "\(category) \(lat1) \(lon1) \(lat2) \(lon2)" }
+
+    static let all: [ReferenceCase] = {
+        guard let url = Bundle.module.url(forResource: "Reference/geodesic-reference", withExtension: "tsv"),
+              let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line -> ReferenceCase? in
+            guard !line.hasPrefix("#") else { return nil }
+            let f = line.split(separator: "\t")
+            guard f.count == 8 else { return nil }
+            let v = f.dropFirst().compactMap { Double($0) }
+            guard v.count == 7 else { return nil }
+            return ReferenceCase(category: String(f[0]), lat1: v[0], lon1: v[1], lat2: v[2], lon2: v[3], azi1: v[4], azi2: v[5], s12: v[6])
+        }
+    }()
+}
+
+/// Smallest difference between two azimuths in degrees, across ±180.
+func azimuthError(_ a: Double, _ b: Double) -> Double {
+    let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+    return min(d, 360 - d)
+}
+
+@Suite("Karney geodesics against GeographicLib")
+struct GeodesicReferenceTests {
+    @Test("the reference set is present and covers every category")
+    func referenceSetIsComplete() {
+        let cases = ReferenceCase.all
+        #expect(cases.count >= 3000)
+        let categories = Set(cases.map(\.category))
+        #expect(categories == ["city", "world", "antipodal", "equatorial", "meridional", "polar", "coincident"])
+    }
+
+    @Test("inverse distances within 1e-6 m under 100 km and 1e-5 m everywhere")
+    func inverseDistances() throws {
+        var worst = 0.0
+        for c in ReferenceCase.all {
+            let r = Geodesic.wgs84.inverse(try Coordinate(latitude: c.lat1, longitude: c.lon1), try Coordinate(latitude: c.lat2, longitude: c.lon2))
+            let error = abs(r.distance - c.s12)
+            worst = max(worst, error)
+            #expect(error <= (c.s12 < 100_000 ? 1e-6 : 1e-5), "\(c): \(r.distance) vs \(c.s12)")
+        }
+        #expect(worst < 1e-5)
+    }
+
+    @Test("inverse azimuths within 1e-7 degrees where defined")
+    func inverseAzimuths() throws {
+        for c in ReferenceCase.all {
+            // Azimuths are undefined for coincident points and at a pole.
+            guard c.s12 > 0, abs(c.lat1) != 90, abs(c.lat2) != 90 else { continue }
+            let r = Geodesic.wgs84.inverse(try Coordinate(latitude: c.lat1, longitude: c.lon1), try Coordinate(latitude: c.lat2, longitude: c.lon2))
+            #expect(azimuthError(r.azimuth1, c.azi1) <= 1e-7, "azi1 \(c): \(r.azimuth1) vs \(c.azi1)")
+            #expect(azimuthError(r.azimuth2, c.azi2) <= 1e-7, "azi2 \(c): \(r.azimuth2) vs \(c.azi2)")
+        }
+    }
+
+    @Test("the direct problem lands on the reference end point")
+    func directReachesEndPoint() throws {
+        for c in ReferenceCase.all where c.s12 > 0 && abs(c.lat1) < 90 {
+            let start = try Coordinate(latitude: c.lat1, longitude: c.lon1)
+            let d = Geodesic.wgs84.direct(from: start, azimuth: c.azi1, distance: c.s12)
+            let miss = Geodesic.wgs84.distance(d.coordinate, try Coordinate(latitude: c.lat2, longitude: c.lon2))
+            #expect(miss <= 1e-5, "\(c): missed by \(miss) m")
+            if abs(c.lat2) < 90 {
+                #expect(azimuthError(d.azimuth2, c.azi2) <= 1e-7, "\(c)")
+            }
+        }
+    }
+
+    @Test("the inverse is symmetric: swapping the points swaps and reverses the azimuths")
+    func symmetry() throws {
+        for c in ReferenceCase.all.prefix(500) where c.s12 > 1 {
+            let p1 = try Coordinate(latitude: c.lat1, longitude: c.lon1), p2 = try Coordinate(latitude: c.lat2, longitude: c.lon2)
+            let ab = Geodesic.wgs84.inverse(p1, p2), ba = Geodesic.wgs84.inverse(p2, p1)
+            #expect(abs(ab.distance - ba.distance) <= 1e-8 * max(1, ab.distance))
+        }
+    }
+}
