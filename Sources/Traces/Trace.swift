@@ -53,7 +53,7 @@ public struct Fix: Equatable, Sendable {
 }
 
 /// A point a reader refused, and why.
-public struct Rejection: Equatable, Sendable, CustomStringConvertible {
+public struct Rejection: Error, Equatable, Sendable, CustomStringConvertible {
     public var line: Int
     public var reason: String
 

@@ -23,6 +23,6 @@ struct Stroll: ParsableCommand {
         Exit codes: 0 ok, 1 a check failed, 64 usage, 65 bad input data, \
         66 missing or unreadable input, 70 internal error.
         """,
-        subcommands: [GeodesicCommand.self]
+        subcommands: [GeodesicCommand.self, TraceCommand.self]
     )
 }

@@ -1,0 +1,194 @@
+import Foundation
+
+/// Where a read failed: the file, its 1-based line and column, and why.
+public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The file does not exist or cannot be opened (the CLI exits 66).
+        case unreadable
+        /// The file's content is not a trace (the CLI exits 65).
+        case malformed
+    }
+
+    public var kind: Kind
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var reason: String
+
+    public init(_ kind: Kind, file: String, line: Int = 0, column: Int = 0, reason: String) {
+        self.kind = kind
+        self.file = file
+        self.line = line
+        self.column = column
+        self.reason = reason
+    }
+
+    /// `FILE:LINE:COLUMN: reason`, the form compilers and editors understand.
+    public var description: String {
+        line > 0 ? "\(file):\(line):\(column): \(reason)" : "\(file): \(reason)"
+    }
+}
+
+/// Reads a file in fixed-size chunks so memory stays bounded whatever its size,
+/// checking as it goes that the bytes are text: valid UTF-8 (or ISO-8859-1,
+/// transcoded to UTF-8, when the caller says so) with no NUL byte.
+final class ByteSource {
+    static let chunkSize = 1 << 20
+
+    let path: String
+    private let handle: FileHandle?
+    private var data: Data?
+    private(set) var atEnd = false
+    var latin1 = false
+    /// Bytes of an incomplete UTF-8 sequence held back to the next chunk.
+    private var pending: [UInt8] = []
+    /// Absolute position bookkeeping for error locations found while validating.
+    private var line = 1
+    private var lineStart = 0
+    private var offset = 0
+
+    /// Opens `path` for streaming; a directory or a missing file is `.unreadable`.
+    init(path: String) throws(TraceError) {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw TraceError(.unreadable, file: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw TraceError(.unreadable, file: path, reason: "is a directory, not a trace file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw TraceError(.unreadable, file: path, reason: "cannot be opened for reading (permission denied?)")
+        }
+        self.handle = handle
+    }
+
+    /// Serves bytes already in memory.
+    init(bytes: Data, name: String) {
+        path = name
+        handle = nil
+        data = bytes
+    }
+
+    deinit {
+        try? handle?.close()
+    }
+
+    /// The next chunk of checked UTF-8, or nil at the end of the file.
+    func nextChunk() throws(TraceError) -> [UInt8]? {
+        guard !atEnd else { return nil }
+        var raw: Data
+        if let handle {
+            do {
+                raw = try handle.read(upToCount: Self.chunkSize) ?? Data()
+            } catch {
+                throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
+            }
+        } else {
+            raw = data ?? Data()
+            data = nil
+        }
+        if raw.isEmpty {
+            atEnd = true
+            if !pending.isEmpty { throw locate(at: offset, "invalid UTF-8: the file ends inside a multi-byte character") }
+            return nil
+        }
+        if offset == 0 && pending.isEmpty {
+            try sniffEncoding(&raw)
+        }
+        var bytes = pending
+        pending.removeAll(keepingCapacity: true)
+        if latin1 {
+            bytes.reserveCapacity(raw.count * 2)
+            for b in raw {
+                if b < 0x80 {
+                    bytes.append(b)
+                } else {
+                    bytes.append(0xC0 | (b >> 6))
+                    bytes.append(0x80 | (b & 0x3F))
+                }
+            }
+        } else {
+            bytes.append(contentsOf: raw)
+        }
+        let valid = try validate(&bytes)
+        if valid < bytes.count {
+            pending.append(contentsOf: bytes[valid...])
+            bytes.removeSubrange(valid...)
+        }
+        return bytes
+    }
+
+    /// Drops a UTF-8 byte-order mark, refuses UTF-16, and reads the XML
+    /// declaration's encoding (UTF-8 and ISO-8859-1 are supported).
+    private func sniffEncoding(_ raw: inout Data) throws(TraceError) {
+        if raw.starts(with: [0xEF, 0xBB, 0xBF]) { raw.removeFirst(3) }
+        if raw.starts(with: [0xFE, 0xFF]) || raw.starts(with: [0xFF, 0xFE]) {
+            throw TraceError(.malformed, file: path, line: 1, column: 1, reason: "UTF-16 files are not supported; save the trace as UTF-8")
+        }
+        guard raw.starts(with: Array("<?xml".utf8)) else { return }
+        let head = raw.prefix(512).prefix { $0 != UInt8(ascii: ">") }
+        let declaration = String(decoding: head, as: UTF8.self).lowercased()
+        guard let range = declaration.range(of: "encoding") else { return }
+        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
+        let value = rest.dropFirst().prefix { $0 != quote }
+        switch value {
+        case "utf-8", "utf8", "us-ascii", "ascii": break
+        case "iso-8859-1", "latin1", "latin-1", "iso_8859-1", "iso8859-1", "windows-1252", "cp1252": latin1 = true
+        default:
+            throw TraceError(.malformed, file: path, line: 1, column: 1, reason: "unsupported encoding \"\(value)\"; use UTF-8 or ISO-8859-1")
+        }
+    }
+
+    /// Checks UTF-8 and NUL; returns how many bytes are complete (an incomplete
+    /// sequence at the very end waits for the next chunk).
+    private func validate(_ bytes: inout [UInt8]) throws(TraceError) -> Int {
+        let n = bytes.count
+        var i = 0
+        var error: (Int, String)?
+        bytes.withUnsafeBufferPointer { b in
+            while i < n {
+                let c = b[i]
+                if c == 0x0A {
+                    line += 1
+                    lineStart = offset + i + 1
+                    i += 1
+                    continue
+                }
+                if c >= 0x20 || c == 0x09 || c == 0x0D {
+                    if c < 0x80 { i += 1; continue }
+                } else {
+                    error = (i, c == 0 ? "NUL byte in the file" : "control character 0x\(String(c, radix: 16)) in the file")
+                    return
+                }
+                let length: Int
+                switch c {
+                case 0xC2...0xDF: length = 2
+                case 0xE0...0xEF: length = 3
+                case 0xF0...0xF4: length = 4
+                default:
+                    error = (i, "invalid UTF-8 byte 0x\(String(c, radix: 16, uppercase: true))")
+                    return
+                }
+                if i + length > n { return }
+                for k in 1..<length where b[i + k] & 0xC0 != 0x80 {
+                    error = (i, "invalid UTF-8 sequence")
+                    return
+                }
+                // Overlong, surrogate and out-of-range forms.
+                if (c == 0xE0 && b[i + 1] < 0xA0) || (c == 0xED && b[i + 1] > 0x9F)
+                    || (c == 0xF0 && b[i + 1] < 0x90) || (c == 0xF4 && b[i + 1] > 0x8F) {
+                    error = (i, "invalid UTF-8 sequence")
+                    return
+                }
+                i += length
+            }
+        }
+        if let (at, reason) = error { throw locate(at: offset + at, reason) }
+        offset += i
+        return i
+    }
+
+    private func locate(at absolute: Int, _ reason: String) -> TraceError {
+        TraceError(.malformed, file: path, line: line, column: absolute - lineStart + 1, reason: reason)
+    }
+}

@@ -1,0 +1,226 @@
+import Geodesy
+
+/// Reads GPX 1.0 and 1.1 as a stream of ``TraceEvent``s, point by point.
+///
+/// Takes `trk/trkseg/trkpt`, `rte/rtept` and `wpt` with `ele`, `time`,
+/// `hdop`/`vdop`/`pdop`, `sat`, `fix`, `name`, GPX 1.0's `speed` and
+/// `course`, and the extensions real exporters write for speed, course and
+/// accuracy (Apple Health's `speed`, `course`, `hAcc`, `vAcc`; Garmin's
+/// TrackPointExtension `speed` and `course`), with or without namespace
+/// prefixes. A point with a bad latitude, longitude, number or time is
+/// rejected with its line and reason; a track point whose time goes
+/// backwards within its segment likewise. The rest of the file still reads.
+public struct GPXStream: TraceEventStream {
+    private let scanner: XMLScanner
+    private var queue: [TraceEvent] = []
+    private var queueIndex = 0
+    private var path: [String] = []
+    private var point: PointBuilder?
+    private var lastSegmentTime: Double?
+    private var metadataName: String?
+    private var metadataDescription: String?
+    private var creator: String?
+    private var sawGPX = false
+    private var sawZoneless = false
+    private var done = false
+
+    /// Opens a GPX file for streaming.
+    public init(path: String) throws(TraceError) {
+        scanner = try XMLScanner(source: ByteSource(path: path))
+    }
+
+    init(source: ByteSource) throws(TraceError) {
+        scanner = try XMLScanner(source: source)
+    }
+
+    public mutating func next() throws(TraceError) -> TraceEvent? {
+        while queueIndex >= queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueIndex = 0
+            if done { return nil }
+            try step()
+        }
+        defer { queueIndex += 1 }
+        return queue[queueIndex]
+    }
+
+    private mutating func step() throws(TraceError) {
+        switch try scanner.next() {
+        case .endOfDocument:
+            done = true
+            if !sawGPX {
+                throw TraceError(.malformed, file: scanner.fileName, line: 1, column: 1, reason: "not a GPX file: the root element is not <gpx>")
+            }
+            if sawZoneless { queue.append(.note("times without a zone were read as UTC")) }
+        case .start:
+            try start(scanner.name)
+        case .end:
+            try end(scanner.name)
+        }
+    }
+
+    private mutating func start(_ name: String) throws(TraceError) {
+        let depth = path.count
+        path.append(name)
+        if depth == 0 {
+            guard name == "gpx" else {
+                throw TraceError(.malformed, file: scanner.fileName, line: scanner.line, column: scanner.column,
+                                 reason: "not a GPX file: the root element is <\(name)>, not <gpx>")
+            }
+            sawGPX = true
+            creator = scanner.attributes.first { $0.name == "creator" }.map { String(decoding: $0.value, as: UTF8.self) }
+            return
+        }
+        if point != nil { return }
+        switch (name, depth) {
+        case ("trk", 1):
+            queue.append(.beginTrack)
+        case ("trkseg", 2) where path[1] == "trk":
+            lastSegmentTime = nil
+            queue.append(.beginSegment)
+        case ("rte", 1):
+            queue.append(.beginRoute)
+        case ("trkpt", 3) where path[1] == "trk" && path[2] == "trkseg",
+             ("rtept", 2) where path[1] == "rte",
+             ("wpt", 1):
+            point = PointBuilder(kind: name, depth: depth + 1, line: scanner.line, attributes: scanner.attributes)
+        default:
+            break
+        }
+    }
+
+    private mutating func end(_ name: String) throws(TraceError) {
+        let depth = path.count
+        _ = path.popLast()
+        let text = scanner.text
+        if var builder = point {
+            if depth == builder.depth {
+                point = nil
+                finish(builder)
+            } else {
+                builder.child(name, depth: depth, text: text)
+                point = builder
+            }
+            return
+        }
+        switch (name, depth) {
+        case ("name", 2) where path.last == "metadata", ("name", 1) where path.count == 1 && metadataName == nil:
+            metadataName = string(text)
+        case ("desc", 2) where path.last == "metadata", ("desc", 1) where path.count == 1:
+            metadataDescription = string(text)
+        case ("name", 2) where path.last == "trk":
+            queue.append(.trackName(string(text)))
+        case ("name", 2) where path.last == "rte":
+            queue.append(.routeName(string(text)))
+        case ("metadata", 2):
+            break
+        case ("gpx", 1):
+            queue.append(.metadata(name: metadataName, description: metadataDescription ?? creator.map { "created by \($0)" }))
+        default:
+            break
+        }
+    }
+
+    private func string(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private mutating func finish(_ builder: PointBuilder) {
+        switch builder.build() {
+        case .failure(let rejection):
+            queue.append(.rejected(rejection))
+        case .success(let fix):
+            if fix.timeWasZoneless { sawZoneless = true }
+            switch builder.kind {
+            case "trkpt":
+                if let t = fix.time, let last = lastSegmentTime, t < last {
+                    queue.append(.rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous point's \(ISO8601Time.format(last))")))
+                    return
+                }
+                if let t = fix.time { lastSegmentTime = t }
+                queue.append(.trackPoint(fix))
+            case "rtept":
+                queue.append(.routePoint(fix))
+            default:
+                queue.append(.waypoint(fix))
+            }
+        }
+    }
+}
+
+
+/// Collects one point's attributes and children, then validates them.
+private struct PointBuilder {
+    let kind: String
+    let depth: Int
+    let line: Int
+    let latitude: [UInt8]?
+    let longitude: [UInt8]?
+    var fields: [String: [UInt8]] = [:]
+
+    init(kind: String, depth: Int, line: Int, attributes: [(name: String, value: [UInt8])]) {
+        self.kind = kind
+        self.depth = depth
+        self.line = line
+        latitude = attributes.first { $0.name == "lat" }?.value
+        longitude = attributes.first { $0.name == "lon" }?.value
+    }
+
+    private static let direct: Set<String> = ["ele", "time", "name", "hdop", "vdop", "pdop", "sat", "fix", "speed", "course"]
+    private static let nested: Set<String> = ["speed", "course", "bearing", "hAcc", "vAcc", "hacc", "vacc"]
+
+    mutating func child(_ name: String, depth childDepth: Int, text: [UInt8]) {
+        if childDepth == depth + 1, Self.direct.contains(name) {
+            fields[name] = text
+        } else if childDepth > depth + 1, Self.nested.contains(name) {
+            let key = name == "bearing" ? "course" : name.lowercased()
+            if fields[key] == nil { fields[key] = text }
+        }
+    }
+
+    func build() -> Result<Fix, Rejection> {
+        func reject(_ reason: String) -> Result<Fix, Rejection> { .failure(Rejection(line: line, reason: reason)) }
+        guard let latText = latitude else { return reject("\(kind) has no lat attribute") }
+        guard let lonText = longitude else { return reject("\(kind) has no lon attribute") }
+        guard let lat = parseNumber(latText) else { return reject("latitude \"\(String(decoding: latText, as: UTF8.self))\" is not a number") }
+        guard let lon = parseNumber(lonText) else { return reject("longitude \"\(String(decoding: lonText, as: UTF8.self))\" is not a number") }
+        let coordinate: Coordinate
+        do {
+            coordinate = try Coordinate(latitude: lat, longitude: lon)
+        } catch {
+            return reject(error.description)
+        }
+        var fix = Fix(coordinate: coordinate, line: line)
+        for (name, bytes) in fields.sorted(by: { $0.key < $1.key }) where !isBlank(bytes) {
+            switch name {
+            case "time":
+                guard let t = ISO8601Time.parse(bytes) else {
+                    return reject("time \"\(String(decoding: bytes, as: UTF8.self))\" is not an ISO 8601 date-time")
+                }
+                fix.time = t.seconds
+                fix.timeWasZoneless = t.zoneless
+            case "name":
+                fix.name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            case "fix":
+                fix.fixType = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            default:
+                guard let v = parseNumber(bytes), v.isFinite else {
+                    return reject("\(name) \"\(String(decoding: bytes, as: UTF8.self))\" is not a number")
+                }
+                switch name {
+                case "ele": fix.elevation = v
+                case "hdop": fix.hdop = v
+                case "vdop": fix.vdop = v
+                case "pdop": fix.pdop = v
+                case "sat": fix.satellites = Int(exactly: v.rounded()) ?? 0
+                case "speed": fix.speed = v
+                case "course": fix.course = v
+                case "hacc": fix.horizontalAccuracy = v
+                case "vacc": fix.verticalAccuracy = v
+                default: break
+                }
+            }
+        }
+        return .success(fix)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// ISO 8601 date-times as trace files write them, parsed from bytes.
+public enum ISO8601Time {
+    public struct Parsed: Equatable, Sendable {
+        /// Seconds since 1970-01-01T00:00:00Z.
+        public var seconds: Double
+        /// No zone was given; the time was read as UTC.
+        public var zoneless: Bool
+    }
+
+    /// Parses `YYYY-MM-DD[T| ]hh:mm[:ss[.fff…]][Z|±hh[:mm]|±hhmm]`, or a plain date (midnight).
+    public static func parse<C: Collection>(_ bytes: C) -> Parsed? where C.Element == UInt8 {
+        var it = Array(bytes)[...]
+        while let f = it.first, f == 0x20 || f == 0x09 || f == 0x0A || f == 0x0D { it = it.dropFirst() }
+        while let l = it.last, l == 0x20 || l == 0x09 || l == 0x0A || l == 0x0D { it = it.dropLast() }
+
+        func digits(_ n: Int) -> Int? {
+            guard it.count >= n else { return nil }
+            var v = 0
+            for _ in 0..<n {
+                guard let c = it.first, c >= 0x30, c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+                it = it.dropFirst()
+            }
+            return v
+        }
+        func take(_ c: UInt8) -> Bool {
+            guard it.first == c else { return false }
+            it = it.dropFirst()
+            return true
+        }
+
+        guard let year = digits(4), take(UInt8(ascii: "-")), let month = digits(2), take(UInt8(ascii: "-")), let day = digits(2) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
+        var hour = 0, minute = 0
+        var second = 0.0
+        var zoneless = true
+        var offsetSeconds = 0
+        if !it.isEmpty {
+            guard take(UInt8(ascii: "T")) || take(UInt8(ascii: "t")) || take(UInt8(ascii: " ")) else { return nil }
+            guard let h = digits(2), take(UInt8(ascii: ":")), let m = digits(2) else { return nil }
+            hour = h
+            minute = m
+            if take(UInt8(ascii: ":")) {
+                guard let s = digits(2) else { return nil }
+                second = Double(s)
+                if take(UInt8(ascii: ".")) || take(UInt8(ascii: ",")) {
+                    var scale = 0.1
+                    var fraction = 0.0
+                    var count = 0
+                    while let c = it.first, c >= 0x30, c <= 0x39 {
+                        fraction += Double(c - 0x30) * scale
+                        scale /= 10
+                        count += 1
+                        it = it.dropFirst()
+                    }
+                    guard count > 0 else { return nil }
+                    second += fraction
+                }
+            }
+            guard hour <= 24, minute <= 59, second < 61 else { return nil }
+            if hour == 24 && (minute != 0 || second != 0) { return nil }
+            if take(UInt8(ascii: "Z")) || take(UInt8(ascii: "z")) {
+                zoneless = false
+            } else if let sign = it.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                it = it.dropFirst()
+                guard let oh = digits(2) else { return nil }
+                var om = 0
+                if take(UInt8(ascii: ":")) {
+                    guard let m = digits(2) else { return nil }
+                    om = m
+                } else if it.count == 2 {
+                    guard let m = digits(2) else { return nil }
+                    om = m
+                }
+                guard oh <= 18, om <= 59 else { return nil }
+                offsetSeconds = (oh * 3600 + om * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+                zoneless = false
+            }
+            guard it.isEmpty else { return nil }
+        }
+        let days = daysFromCivil(year, month, day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offsetSeconds) + second
+        return Parsed(seconds: seconds, zoneless: zoneless)
+    }
+
+    public static func parse(_ string: String) -> Parsed? { parse(Array(string.utf8)) }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func daysInMonth(_ y: Int, _ m: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// `YYYY-MM-DDThh:mm:ss.sssZ` (milliseconds shown only when present).
+    public static func format(_ seconds: Double) -> String {
+        let millis = (seconds * 1000).rounded()
+        var days = Int((millis / 86_400_000).rounded(.down))
+        var ms = Int(millis - Double(days) * 86_400_000)
+        if ms < 0 { ms += 86_400_000; days -= 1 }
+        let (y, m, d) = civilFromDays(days)
+        let h = ms / 3_600_000, mi = (ms / 60_000) % 60, s = (ms / 1000) % 60, frac = ms % 1000
+        func pad(_ v: Int, _ n: Int) -> String {
+            let t = String(v)
+            return String(repeating: "0", count: max(0, n - t.count)) + t
+        }
+        let base = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
+        return frac == 0 ? base + "Z" : base + "." + pad(frac, 3) + "Z"
+    }
+
+    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
+
+/// A decimal number from bytes; nil when the text is not one (or is empty).
+func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+    let s = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !s.isEmpty, s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 }) else {
+        // Only plain decimal notation: no "nan", "inf" or hexadecimal floats.
+        return nil
+    }
+    return Double(s)
+}
+
+/// Whether bytes are empty or whitespace only.
+func isBlank<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+    bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+}

@@ -1,0 +1,421 @@
+/// A small streaming XML tokenizer for trace files.
+///
+/// Why not Foundation's `XMLParser`: this scanner reads GPX several times
+/// faster (it parses numbers and times straight from bytes, with no string per
+/// callback), streams in bounded memory, reports exact line and column, and
+/// has no DTD machinery at all: entity declarations are refused outright, so
+/// external entities are never read and entity expansion cannot explode.
+///
+/// It checks well-formedness as far as a trace needs: matching tags, quoted
+/// attributes, known entities, one root element, nothing after it but
+/// whitespace, comments and processing instructions.
+final class XMLScanner {
+    enum Token: Equatable {
+        case start
+        case end
+        case endOfDocument
+    }
+
+    private let source: ByteSource
+    private var buffer: [UInt8] = []
+    private var pos = 0
+    /// Absolute offset of `buffer[0]` in the (UTF-8) stream.
+    private var base = 0
+    private var countedTo = 0
+    private var lineNumber = 1
+    private var lineStart = 0
+
+    /// Line and column of the current token's `<` (or of the error).
+    private(set) var line = 1
+    private(set) var column = 1
+
+    /// The current element's local name (prefix removed) after `.start`/`.end`.
+    private(set) var name: String = ""
+    /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
+    private(set) var selfClosing = false
+    /// The current start tag's attributes: local names and decoded values.
+    private(set) var attributes: [(name: String, value: [UInt8])] = []
+    /// Character data since the last tag (entities decoded, CDATA included).
+    private(set) var text: [UInt8] = []
+
+    private var stack: [[UInt8]] = []
+    private var pendingEnd = false
+    private var sawRoot = false
+    private var finished = false
+    private let maxDepth = 256
+    /// Bounds memory: no text run, tag or comment may be longer than this.
+    static let maxTokenBytes = 64 << 20
+
+    init(source: ByteSource) throws(TraceError) {
+        self.source = source
+        try fill()
+        try prologue()
+    }
+
+    // MARK: Buffer
+
+    /// Reads another chunk, keeping bytes from `keepFrom` on. Returns false at the end.
+    @discardableResult
+    private func fill(keepFrom: Int? = nil) throws(TraceError) -> Bool {
+        let keep = min(keepFrom ?? pos, pos)
+        guard buffer.count - keep < Self.maxTokenBytes else {
+            throw error("a single XML token longer than \(Self.maxTokenBytes >> 20) MiB", at: keep)
+        }
+        guard let chunk = try source.nextChunk() else { return false }
+        if keep > 0 {
+            advanceLines(to: base + keep)
+            buffer.removeSubrange(0..<keep)
+            base += keep
+            pos -= keep
+        }
+        buffer.append(contentsOf: chunk)
+        return true
+    }
+
+    private func advanceLines(to absolute: Int) {
+        guard absolute > countedTo else { return }
+        var i = countedTo - base
+        let end = absolute - base
+        while i < end {
+            if buffer[i] == 0x0A {
+                lineNumber += 1
+                lineStart = base + i + 1
+            }
+            i += 1
+        }
+        countedTo = absolute
+    }
+
+    private func mark(_ index: Int) {
+        advanceLines(to: base + index)
+        line = lineNumber
+        column = base + index - lineStart + 1
+    }
+
+    private func error(_ reason: String, at index: Int? = nil) -> TraceError {
+        mark(min(index ?? pos, buffer.count))
+        return TraceError(.malformed, file: source.path, line: line, column: column, reason: reason)
+    }
+
+    /// Index of `byte` at or after `from`, reading more as needed; nil at the end of the file.
+    /// `keepFrom` (never after `pos`) is the first byte the caller still needs.
+    private func find(_ byte: UInt8, from: Int, keepFrom: Int) throws(TraceError) -> Int? {
+        var i = from
+        var keepIndex = keepFrom
+        while true {
+            if let hit = buffer[i...].firstIndex(of: byte) { return hit }
+            i = buffer.count
+            let shift = keepIndex
+            guard try fill(keepFrom: keepIndex) else { return nil }
+            i -= shift
+            keepIndex = 0
+        }
+    }
+
+    /// Index of the sequence `pattern` at or after `from`; nil at the end of the file.
+    private func find(_ pattern: [UInt8], from: Int, keepFrom: Int) throws(TraceError) -> Int? {
+        var start = from
+        var keepIndex = keepFrom
+        while true {
+            if buffer.count - start >= pattern.count {
+                var i = start
+                let last = buffer.count - pattern.count
+                while i <= last {
+                    if buffer[i] == pattern[0] {
+                        var k = 1
+                        while k < pattern.count && buffer[i + k] == pattern[k] { k += 1 }
+                        if k == pattern.count { return i }
+                    }
+                    i += 1
+                }
+                start = last + 1
+            }
+            let shift = keepIndex
+            guard try fill(keepFrom: keepIndex) else { return nil }
+            start -= shift
+            keepIndex = 0
+        }
+    }
+
+    private func ensure(_ count: Int) throws(TraceError) -> Bool {
+        while buffer.count - pos < count {
+            guard try fill() else { return false }
+        }
+        return true
+    }
+
+    private func hasPrefix(_ p: [UInt8], at i: Int) -> Bool {
+        guard buffer.count - i >= p.count else { return false }
+        for k in 0..<p.count where buffer[i + k] != p[k] { return false }
+        return true
+    }
+
+    // MARK: Prologue
+
+    private func prologue() throws(TraceError) {
+        // ByteSource has read the declaration's encoding and dropped any byte-order mark.
+        guard hasPrefix(Array("<?xml".utf8), at: pos) else { return }
+        guard let close = try find(Array("?>".utf8), from: pos, keepFrom: pos) else {
+            throw error("the XML declaration is not closed", at: pos)
+        }
+        pos = close + 2
+    }
+
+    // MARK: Tokens
+
+    /// Advances to the next start or end tag, collecting text on the way.
+    func next() throws(TraceError) -> Token {
+        if pendingEnd {
+            pendingEnd = false
+            selfClosing = false
+            text.removeAll(keepingCapacity: true)
+            _ = stack.popLast()
+            return .end
+        }
+        text.removeAll(keepingCapacity: true)
+        while true {
+            guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
+                try appendText(upTo: buffer.count)
+                pos = buffer.count
+                return try endOfInput()
+            }
+            try appendText(upTo: lt)
+            pos = lt
+            guard try ensure(2) else { throw error("the file ends inside a tag") }
+            let c = buffer[pos + 1]
+            if c == UInt8(ascii: "!") {
+                try markup()
+                continue
+            }
+            if c == UInt8(ascii: "?") {
+                guard let close = try find(Array("?>".utf8), from: pos + 2, keepFrom: pos) else {
+                    throw error("the file ends inside a processing instruction")
+                }
+                pos = close + 2
+                continue
+            }
+            if finished { throw error("content after the end of the root element") }
+            return c == UInt8(ascii: "/") ? try endTag() : try startTag()
+        }
+    }
+
+    private func endOfInput() throws(TraceError) -> Token {
+        if !stack.isEmpty {
+            throw error("the file ends before </\(String(decoding: stack.last ?? [], as: UTF8.self))> (truncated XML?)")
+        }
+        if !sawRoot { throw error("no XML element in the file (not XML?)") }
+        return .endOfDocument
+    }
+
+    private func appendText(upTo end: Int) throws(TraceError) {
+        var i = pos
+        while i < end {
+            let c = buffer[i]
+            if c == UInt8(ascii: "&") {
+                i = try entity(at: i, end: end)
+                continue
+            }
+            if stack.isEmpty && !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) {
+                throw error(sawRoot ? "text after the end of the root element" : "text before the root element (not XML?)", at: i)
+            }
+            text.append(c)
+            i += 1
+        }
+    }
+
+    /// Decodes the entity at `i`; returns the index after it.
+    private func entity(at i: Int, end: Int) throws(TraceError) -> Int {
+        var j = i + 1
+        while j < end && buffer[j] != UInt8(ascii: ";") && j - i < 12 { j += 1 }
+        guard j < end, buffer[j] == UInt8(ascii: ";") else { throw error("a bare & that does not start an entity", at: i) }
+        let nameBytes = buffer[(i + 1)..<j]
+        switch String(decoding: nameBytes, as: UTF8.self) {
+        case "lt": text.append(UInt8(ascii: "<"))
+        case "gt": text.append(UInt8(ascii: ">"))
+        case "amp": text.append(UInt8(ascii: "&"))
+        case "quot": text.append(UInt8(ascii: "\""))
+        case "apos": text.append(UInt8(ascii: "'"))
+        case let ref where ref.hasPrefix("#"):
+            let digits = ref.dropFirst()
+            let value = digits.hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
+            guard let value, value != 0, let scalar = Unicode.Scalar(value) else {
+                throw error("invalid character reference &\(ref);", at: i)
+            }
+            text.append(contentsOf: Array(String(Character(scalar)).utf8))
+        case let other:
+            throw error("undefined entity &\(other); (DTD entities are not processed)", at: i)
+        }
+        return j + 1
+    }
+
+    /// Comments, CDATA and DOCTYPE (`<!...`).
+    private func markup() throws(TraceError) {
+        guard try ensure(9) || hasPrefix(Array("<!--".utf8), at: pos) else { throw error("the file ends inside markup") }
+        if hasPrefix(Array("<!--".utf8), at: pos) {
+            guard let close = try find(Array("-->".utf8), from: pos + 4, keepFrom: pos) else { throw error("the file ends inside a comment") }
+            pos = close + 3
+        } else if hasPrefix(Array("<![CDATA[".utf8), at: pos) {
+            guard !stack.isEmpty else { throw error("CDATA outside the root element") }
+            guard let close = try find(Array("]]>".utf8), from: pos + 9, keepFrom: pos) else { throw error("the file ends inside CDATA") }
+            text.append(contentsOf: buffer[(pos + 9)..<close])
+            pos = close + 3
+        } else if hasPrefix(Array("<!DOCTYPE".utf8), at: pos) {
+            try doctype()
+        } else {
+            throw error("unexpected markup declaration")
+        }
+    }
+
+    private func doctype() throws(TraceError) {
+        guard !sawRoot else { throw error("DOCTYPE after the root element") }
+        let start = pos
+        var i = pos + 9
+        var depth = 0
+        while true {
+            if i >= buffer.count {
+                let shift = start
+                guard try fill(keepFrom: start) else { throw error("the file ends inside DOCTYPE", at: start) }
+                i -= shift
+                continue
+            }
+            let c = buffer[i]
+            if c == UInt8(ascii: "[") { depth += 1 }
+            if c == UInt8(ascii: "]") { depth -= 1 }
+            if c == UInt8(ascii: "<") && hasPrefix(Array("<!ENTITY".utf8), at: i) {
+                throw error("entity declarations are refused: a trace needs none, and expanding them is unsafe", at: i)
+            }
+            if c == UInt8(ascii: ">") && depth <= 0 {
+                pos = i + 1
+                return
+            }
+            i += 1
+        }
+    }
+
+    private func isNameByte(_ c: UInt8) -> Bool {
+        !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+            || c == UInt8(ascii: "=") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'"))
+    }
+
+    private func localName(_ qname: ArraySlice<UInt8>) -> String {
+        if let colon = qname.lastIndex(of: UInt8(ascii: ":")) {
+            return String(decoding: qname[(colon + 1)...], as: UTF8.self)
+        }
+        return String(decoding: qname, as: UTF8.self)
+    }
+
+    private func tagEnd() throws(TraceError) -> Int {
+        // Attribute values may hold '>' only when escaped, so the first '>' outside quotes ends the tag.
+        var i = pos + 1
+        var quote: UInt8 = 0
+        while true {
+            if i >= buffer.count {
+                let shift = pos
+                guard try fill(keepFrom: pos) else { throw error("the file ends inside a tag (truncated XML?)") }
+                i -= shift
+                continue
+            }
+            let c = buffer[i]
+            if quote != 0 {
+                if c == quote { quote = 0 } else if c == UInt8(ascii: "<") { throw error("'<' inside an attribute value", at: i) }
+            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                quote = c
+            } else if c == UInt8(ascii: ">") {
+                return i
+            } else if c == UInt8(ascii: "<") {
+                throw error("'<' inside a tag", at: i)
+            }
+            i += 1
+        }
+    }
+
+    private func startTag() throws(TraceError) -> Token {
+        let close = try tagEnd()
+        mark(pos)
+        var i = pos + 1
+        let nameStart = i
+        while i < close && isNameByte(buffer[i]) { i += 1 }
+        guard i > nameStart else { throw error("a tag without a name") }
+        let qname = Array(buffer[nameStart..<i])
+        name = localName(qname[...])
+        attributes.removeAll(keepingCapacity: true)
+        selfClosing = buffer[close - 1] == UInt8(ascii: "/")
+        let attributesEnd = selfClosing ? close - 1 : close
+        while true {
+            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            if i >= attributesEnd { break }
+            let an = i
+            while i < attributesEnd && isNameByte(buffer[i]) { i += 1 }
+            guard i > an else { throw error("malformed attribute in <\(name)>", at: i) }
+            let attributeName = localName(buffer[an..<i])
+            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            guard i < attributesEnd, buffer[i] == UInt8(ascii: "=") else { throw error("attribute \(attributeName) of <\(name)> has no value", at: i) }
+            i += 1
+            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            guard i < attributesEnd, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else {
+                throw error("attribute \(attributeName) of <\(name)> is not quoted", at: i)
+            }
+            let quote = buffer[i]
+            i += 1
+            let vs = i
+            while i < attributesEnd && buffer[i] != quote { i += 1 }
+            guard i < attributesEnd else { throw error("attribute \(attributeName) of <\(name)> is not closed", at: vs) }
+            let saved = text
+            text.removeAll(keepingCapacity: true)
+            let savedPos = pos
+            pos = vs
+            try appendAttribute(upTo: i)
+            pos = savedPos
+            attributes.append((attributeName, text))
+            text = saved
+            i += 1
+        }
+        if stack.isEmpty {
+            if sawRoot { throw error("a second root element") }
+            sawRoot = true
+        }
+        guard stack.count < maxDepth else { throw error("elements nested deeper than \(maxDepth)") }
+        stack.append(qname)
+        pos = close + 1
+        text.removeAll(keepingCapacity: true)
+        if selfClosing { pendingEnd = true }
+        return .start
+    }
+
+    private func appendAttribute(upTo end: Int) throws(TraceError) {
+        var i = pos
+        while i < end {
+            if buffer[i] == UInt8(ascii: "&") {
+                i = try entity(at: i, end: end)
+            } else {
+                text.append(buffer[i])
+                i += 1
+            }
+        }
+    }
+
+    private func endTag() throws(TraceError) -> Token {
+        let close = try tagEnd()
+        mark(pos)
+        var nameEnd = close
+        while nameEnd > pos + 2 && (buffer[nameEnd - 1] == 0x20 || buffer[nameEnd - 1] == 0x09 || buffer[nameEnd - 1] == 0x0A || buffer[nameEnd - 1] == 0x0D) {
+            nameEnd -= 1
+        }
+        let qname = buffer[(pos + 2)..<nameEnd]
+        guard let open = stack.last else { throw error("</\(String(decoding: qname, as: UTF8.self))> closes nothing") }
+        guard open.elementsEqual(qname) else {
+            throw error("</\(String(decoding: qname, as: UTF8.self))> does not match <\(String(decoding: open, as: UTF8.self))>")
+        }
+        stack.removeLast()
+        if stack.isEmpty { finished = true }
+        name = localName(qname)
+        selfClosing = false
+        pos = close + 1
+        return .end
+    }
+
+    var fileName: String { source.path }
+
+    /// Nesting depth of the current position (the root element is depth 1).
+    var depth: Int { stack.count }
+}
