@@ -10,9 +10,14 @@ public struct CSVColumnMapping: Equatable, Sendable {
     public var accuracy: String?
     public var speed: String?
     public var course: String?
+    public var verticalAccuracy: String?
+    public var name: String?
 
     public init(latitude: String? = nil, longitude: String? = nil, time: String? = nil, elevation: String? = nil,
-                accuracy: String? = nil, speed: String? = nil, course: String? = nil) {
+                accuracy: String? = nil, speed: String? = nil, course: String? = nil, verticalAccuracy: String? = nil,
+                name: String? = nil) {
+        self.verticalAccuracy = verticalAccuracy
+        self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.time = time
@@ -31,12 +36,15 @@ public struct CSVColumnMapping: Equatable, Sendable {
         ["accuracy", "hacc", "horizontal_accuracy", "horizontalaccuracy"],
         ["speed"],
         ["course", "bearing"],
+        ["vacc", "vertical_accuracy", "verticalaccuracy"],
+        ["name"],
     ]
 }
 
 /// Column indices resolved against one header.
 struct CSVColumns {
     var latitude = -1, longitude = -1, time = -1, elevation = -1, accuracy = -1, speed = -1, course = -1
+    var verticalAccuracy = -1, name = -1
 
     init(header: [String], mapping: CSVColumnMapping, file: String) throws(TraceError) {
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -58,6 +66,8 @@ struct CSVColumns {
         accuracy = try index(mapping.accuracy, a[4], "accuracy")
         speed = try index(mapping.speed, a[5], "speed")
         course = try index(mapping.course, a[6], "course")
+        verticalAccuracy = try index(mapping.verticalAccuracy, a[7], "vertical accuracy")
+        name = try index(mapping.name, a[8], "name")
         guard latitude >= 0, longitude >= 0 else {
             throw TraceError(.malformed, file: file, line: 1, column: 1,
                              reason: "the header names no \(latitude < 0 ? "latitude" : "longitude") column (looked for \(latitude < 0 ? "lat, latitude" : "lon, lng, long, longitude")): \(header.joined(separator: ","))")
@@ -140,9 +150,8 @@ public struct CSVStream: TraceEventStream {
         }
         var fix = Fix(coordinate: coordinate, line: record.line)
         if let text = field(columns.time) {
-            if let number = parseNumber(Array(text.utf8)), number.isFinite {
-                let magnitude = abs(number)
-                fix.time = magnitude >= 1e17 ? number / 1e9 : magnitude >= 1e14 ? number / 1e6 : magnitude >= 1e11 ? number / 1e3 : number
+            if let epoch = epochSeconds(text) {
+                fix.time = epoch
             } else if let parsed = ISO8601Time.parse(text) {
                 fix.time = parsed.seconds
                 fix.timeWasZoneless = parsed.zoneless
@@ -150,19 +159,42 @@ public struct CSVStream: TraceEventStream {
                 return reject("time \"\(text)\" is neither ISO 8601 nor an epoch number")
             }
         }
-        for (index, name) in [(columns.elevation, "elevation"), (columns.accuracy, "accuracy"), (columns.speed, "speed"), (columns.course, "course")] {
+        fix.name = field(columns.name)
+        for (index, name) in [(columns.elevation, "elevation"), (columns.accuracy, "accuracy"), (columns.verticalAccuracy, "vertical accuracy"),
+                              (columns.speed, "speed"), (columns.course, "course")] {
             guard let text = field(index) else { continue }
             guard let v = parseNumber(Array(text.utf8)), v.isFinite else { return reject("\(name) \"\(text)\" is not a number") }
             switch name {
             case "elevation": fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
             case "accuracy": fix.horizontalAccuracy = v > 0 ? v : nil
+            case "vertical accuracy": fix.verticalAccuracy = v
             case "speed": fix.speed = v
             default: fix.course = v
             }
         }
         return .success(fix)
     }
+}
+
+/// Epoch seconds from a number of seconds, milliseconds, microseconds or
+/// nanoseconds (told apart by magnitude), kept to the microsecond. Whole
+/// numbers are split exactly, without a trip through a large double.
+func epochSeconds(_ text: String) -> Double? {
+    let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+    if !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) {
+        let magnitude = value.magnitude
+        let perSecond: Int64 = magnitude >= 100_000_000_000_000_000 ? 1_000_000_000 : magnitude >= 100_000_000_000_000 ? 1_000_000
+            : magnitude >= 100_000_000_000 ? 1000 : 1
+        let (whole, rest) = value.quotientAndRemainder(dividingBy: perSecond)
+        let micros = (Double(rest) * 1_000_000 / Double(perSecond)).rounded()
+        return Double(whole) + micros / 1_000_000
+    }
+    guard let number = parseNumber(Array(text.utf8)), number.isFinite else { return nil }
+    let magnitude = abs(number)
+    let seconds = magnitude >= 1e17 ? number / 1e9 : magnitude >= 1e14 ? number / 1e6 : magnitude >= 1e11 ? number / 1e3 : number
+    let whole = seconds.rounded(.down)
+    return whole + ((seconds - whole) * 1_000_000).rounded() / 1_000_000
 }
 
 struct CSVRecord {

@@ -104,16 +104,14 @@ public struct GPXStream: TraceEventStream {
             return
         }
         switch (name, depth) {
-        case ("name", 2) where path.last == "metadata", ("name", 1) where path.count == 1 && metadataName == nil:
+        case ("name", 3) where path.last == "metadata", ("name", 2) where metadataName == nil:
             metadataName = string(text)
-        case ("desc", 2) where path.last == "metadata", ("desc", 1) where path.count == 1:
+        case ("desc", 3) where path.last == "metadata", ("desc", 2) where metadataDescription == nil:
             metadataDescription = string(text)
-        case ("name", 2) where path.last == "trk":
+        case ("name", 3) where path.last == "trk":
             queue.append(.trackName(string(text)))
-        case ("name", 2) where path.last == "rte":
+        case ("name", 3) where path.last == "rte":
             queue.append(.routeName(string(text)))
-        case ("metadata", 2):
-            break
         case ("gpx", 1):
             queue.append(.metadata(name: metadataName, description: metadataDescription ?? creator.map { "created by \($0)" }))
         default:

@@ -35,6 +35,7 @@ public enum ISO8601Time {
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
         var hour = 0, minute = 0
         var second = 0.0
+        var fraction = 0.0
         var zoneless = true
         var offsetSeconds = 0
         if !it.isEmpty {
@@ -46,17 +47,18 @@ public enum ISO8601Time {
                 guard let s = digits(2) else { return nil }
                 second = Double(s)
                 if take(UInt8(ascii: ".")) || take(UInt8(ascii: ",")) {
-                    var scale = 0.1
-                    var fraction = 0.0
+                    // Kept to the microsecond, so that writing and reading back gives the same number.
+                    var micros = 0.0
+                    var scale = 100_000.0
                     var count = 0
                     while let c = it.first, c >= 0x30, c <= 0x39 {
-                        fraction += Double(c - 0x30) * scale
+                        micros += Double(c - 0x30) * scale
                         scale /= 10
                         count += 1
                         it = it.dropFirst()
                     }
                     guard count > 0 else { return nil }
-                    second += fraction
+                    fraction = micros.rounded() / 1_000_000
                 }
             }
             guard hour <= 24, minute <= 59, second < 61 else { return nil }
@@ -81,7 +83,7 @@ public enum ISO8601Time {
             guard it.isEmpty else { return nil }
         }
         let days = daysFromCivil(year, month, day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offsetSeconds) + second
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offsetSeconds) + second + fraction
         return Parsed(seconds: seconds, zoneless: zoneless)
     }
 
@@ -105,20 +107,35 @@ public enum ISO8601Time {
         }
     }
 
-    /// `YYYY-MM-DDThh:mm:ss.sssZ` (milliseconds shown only when present).
+    /// `YYYY-MM-DDThh:mm:ss[.ffffff]Z`: microseconds, trailing zeros dropped,
+    /// so that parsing the text gives back the same number for times read from files.
     public static func format(_ seconds: Double) -> String {
-        let millis = (seconds * 1000).rounded()
-        var days = Int((millis / 86_400_000).rounded(.down))
-        var ms = Int(millis - Double(days) * 86_400_000)
-        if ms < 0 { ms += 86_400_000; days -= 1 }
+        guard seconds.isFinite, abs(seconds) < 1e13 else { return "invalid" }
+        let whole = seconds.rounded(.down)
+        var micros = Int(((seconds - whole) * 1_000_000).rounded())
+        var total = Int(whole)
+        if micros == 1_000_000 {
+            micros = 0
+            total += 1
+        }
+        var days = total / 86_400
+        var rest = total % 86_400
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(days)
-        let h = ms / 3_600_000, mi = (ms / 60_000) % 60, s = (ms / 1000) % 60, frac = ms % 1000
         func pad(_ v: Int, _ n: Int) -> String {
             let t = String(v)
             return String(repeating: "0", count: max(0, n - t.count)) + t
         }
-        let base = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
-        return frac == 0 ? base + "Z" : base + "." + pad(frac, 3) + "Z"
+        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rest / 3600, 2)):\(pad((rest / 60) % 60, 2)):\(pad(rest % 60, 2))"
+        if micros > 0 {
+            var fraction = pad(micros, 6)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        return text + "Z"
     }
 
     static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
