@@ -145,18 +145,26 @@ final class ByteSource {
         let n = bytes.count
         var i = 0
         var error: (Int, String)?
+        var line = self.line, lineStart = self.lineStart
+        let offset = self.offset
         bytes.withUnsafeBufferPointer { b in
             while i < n {
                 let c = b[i]
+                if c >= 0x20 && c < 0x80 {
+                    i += 1
+                    continue
+                }
                 if c == 0x0A {
                     line += 1
                     lineStart = offset + i + 1
                     i += 1
                     continue
                 }
-                if c >= 0x20 || c == 0x09 || c == 0x0D {
-                    if c < 0x80 { i += 1; continue }
-                } else {
+                if c == 0x09 || c == 0x0D {
+                    i += 1
+                    continue
+                }
+                if c < 0x20 {
                     error = (i, c == 0 ? "NUL byte in the file" : "control character 0x\(String(c, radix: 16)) in the file")
                     return
                 }
@@ -183,8 +191,10 @@ final class ByteSource {
                 i += length
             }
         }
+        self.line = line
+        self.lineStart = lineStart
         if let (at, reason) = error { throw locate(at: offset + at, reason) }
-        offset += i
+        self.offset += i
         return i
     }
 

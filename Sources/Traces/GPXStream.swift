@@ -11,7 +11,7 @@ import Geodesy
 /// rejected with its line and reason; a track point whose time goes
 /// backwards within its segment likewise. The rest of the file still reads.
 public struct GPXStream: TraceEventStream {
-    private let scanner: XMLScanner
+    private var scanner: XMLScanner
     private var queue: [TraceEvent] = []
     private var queueIndex = 0
     private var path: [String] = []
@@ -68,7 +68,7 @@ public struct GPXStream: TraceEventStream {
                                  reason: "not a GPX file: the root element is <\(name)>, not <gpx>")
             }
             sawGPX = true
-            creator = scanner.attributes.first { $0.name == "creator" }.map { String(decoding: $0.value, as: UTF8.self) }
+            creator = scanner.attribute("creator").map { trimmedString($0) }
             return
         }
         if point != nil { return }
@@ -83,7 +83,7 @@ public struct GPXStream: TraceEventStream {
         case ("trkpt", 3) where path[1] == "trk" && path[2] == "trkseg",
              ("rtept", 2) where path[1] == "rte",
              ("wpt", 1):
-            point = PointBuilder(kind: name, depth: depth + 1, line: scanner.line, attributes: scanner.attributes)
+            point = PointBuilder(kind: name, depth: depth + 1, line: scanner.line, scanner: scanner)
         default:
             break
         }
@@ -119,9 +119,7 @@ public struct GPXStream: TraceEventStream {
         }
     }
 
-    private func string(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    private func string(_ bytes: [UInt8]) -> String { trimmedString(bytes) }
 
     private mutating func finish(_ builder: PointBuilder) {
         switch builder.build() {
@@ -147,78 +145,87 @@ public struct GPXStream: TraceEventStream {
 }
 
 
-/// Collects one point's attributes and children, then validates them.
+/// Collects one point's attributes and children as they arrive, parsing
+/// each value at once; the first bad value rejects the point.
 private struct PointBuilder {
     let kind: String
     let depth: Int
-    let line: Int
-    let latitude: [UInt8]?
-    let longitude: [UInt8]?
-    var fields: [String: [UInt8]] = [:]
+    var fix: Fix?
+    var problem: String?
+    private var line: Int
+    private var nestedSpeed: Double?
+    private var nestedCourse: Double?
 
-    init(kind: String, depth: Int, line: Int, attributes: [(name: String, value: [UInt8])]) {
+    init(kind: String, depth: Int, line: Int, scanner: XMLScanner) {
         self.kind = kind
         self.depth = depth
         self.line = line
-        latitude = attributes.first { $0.name == "lat" }?.value
-        longitude = attributes.first { $0.name == "lon" }?.value
+        guard let latText = scanner.attribute("lat") else { problem = "\(kind) has no lat attribute"; return }
+        guard let lonText = scanner.attribute("lon") else { problem = "\(kind) has no lon attribute"; return }
+        guard let lat = parseNumber(latText) else { problem = "latitude \"\(trimmedString(latText))\" is not a number"; return }
+        guard let lon = parseNumber(lonText) else { problem = "longitude \"\(trimmedString(lonText))\" is not a number"; return }
+        do {
+            fix = Fix(coordinate: try Coordinate(latitude: lat, longitude: lon), line: line)
+        } catch {
+            problem = error.description
+        }
     }
 
-    private static let direct: Set<String> = ["ele", "time", "name", "hdop", "vdop", "pdop", "sat", "fix", "speed", "course"]
-    private static let nested: Set<String> = ["speed", "course", "bearing", "hAcc", "vAcc", "hacc", "vacc"]
-
     mutating func child(_ name: String, depth childDepth: Int, text: [UInt8]) {
-        if childDepth == depth + 1, Self.direct.contains(name) {
-            fields[name] = text
-        } else if childDepth > depth + 1, Self.nested.contains(name) {
-            let key = name == "bearing" ? "course" : name.lowercased()
-            if fields[key] == nil { fields[key] = text }
+        guard problem == nil, fix != nil, !isBlank(text) else { return }
+        if childDepth == depth + 1 {
+            switch name {
+            case "time":
+                guard let t = ISO8601Time.parse(text) else {
+                    problem = "time \"\(trimmedString(text))\" is not an ISO 8601 date-time"
+                    return
+                }
+                fix?.time = t.seconds
+                fix?.timeWasZoneless = t.zoneless
+            case "name": fix?.name = trimmedString(text)
+            case "fix": fix?.fixType = trimmedString(text)
+            case "ele", "hdop", "vdop", "pdop", "sat", "speed", "course":
+                guard let v = number(name, text) else { return }
+                switch name {
+                case "ele": fix?.elevation = v
+                case "hdop": fix?.hdop = v
+                case "vdop": fix?.vdop = v
+                case "pdop": fix?.pdop = v
+                case "sat": fix?.satellites = Int(exactly: v.rounded())
+                case "speed": fix?.speed = v
+                default: fix?.course = v
+                }
+            default: break
+            }
+        } else if childDepth > depth + 1 {
+            // Extensions: Apple Health (speed, course, hAcc, vAcc), Garmin TrackPointExtension (speed, course).
+            switch name {
+            case "speed", "course", "bearing", "hAcc", "hacc", "vAcc", "vacc":
+                guard let v = number(name, text) else { return }
+                switch name {
+                case "speed": nestedSpeed = nestedSpeed ?? v
+                case "course", "bearing": nestedCourse = nestedCourse ?? v
+                case "hAcc", "hacc": if fix?.horizontalAccuracy == nil { fix?.horizontalAccuracy = v }
+                default: if fix?.verticalAccuracy == nil { fix?.verticalAccuracy = v }
+                }
+            default: break
+            }
         }
+    }
+
+    private mutating func number(_ name: String, _ text: [UInt8]) -> Double? {
+        guard let v = parseNumber(text), v.isFinite else {
+            problem = "\(name) \"\(trimmedString(text))\" is not a number"
+            return nil
+        }
+        return v
     }
 
     func build() -> Result<Fix, Rejection> {
-        func reject(_ reason: String) -> Result<Fix, Rejection> { .failure(Rejection(line: line, reason: reason)) }
-        guard let latText = latitude else { return reject("\(kind) has no lat attribute") }
-        guard let lonText = longitude else { return reject("\(kind) has no lon attribute") }
-        guard let lat = parseNumber(latText) else { return reject("latitude \"\(String(decoding: latText, as: UTF8.self))\" is not a number") }
-        guard let lon = parseNumber(lonText) else { return reject("longitude \"\(String(decoding: lonText, as: UTF8.self))\" is not a number") }
-        let coordinate: Coordinate
-        do {
-            coordinate = try Coordinate(latitude: lat, longitude: lon)
-        } catch {
-            return reject(error.description)
-        }
-        var fix = Fix(coordinate: coordinate, line: line)
-        for (name, bytes) in fields.sorted(by: { $0.key < $1.key }) where !isBlank(bytes) {
-            switch name {
-            case "time":
-                guard let t = ISO8601Time.parse(bytes) else {
-                    return reject("time \"\(String(decoding: bytes, as: UTF8.self))\" is not an ISO 8601 date-time")
-                }
-                fix.time = t.seconds
-                fix.timeWasZoneless = t.zoneless
-            case "name":
-                fix.name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            case "fix":
-                fix.fixType = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            default:
-                guard let v = parseNumber(bytes), v.isFinite else {
-                    return reject("\(name) \"\(String(decoding: bytes, as: UTF8.self))\" is not a number")
-                }
-                switch name {
-                case "ele": fix.elevation = v
-                case "hdop": fix.hdop = v
-                case "vdop": fix.vdop = v
-                case "pdop": fix.pdop = v
-                case "sat": fix.satellites = Int(exactly: v.rounded()) ?? 0
-                case "speed": fix.speed = v
-                case "course": fix.course = v
-                case "hacc": fix.horizontalAccuracy = v
-                case "vacc": fix.verticalAccuracy = v
-                default: break
-                }
-            }
-        }
+        guard var fix, problem == nil else { return .failure(Rejection(line: line, reason: problem ?? "no position")) }
+        // A GPX 1.0 <speed> or <course> element wins over an extension's.
+        fix.speed = fix.speed ?? nestedSpeed
+        fix.course = fix.course ?? nestedCourse
         return .success(fix)
     }
 }

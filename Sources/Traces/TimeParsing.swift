@@ -11,23 +11,29 @@ public enum ISO8601Time {
 
     /// Parses `YYYY-MM-DD[T| ]hh:mm[:ss[.fff…]][Z|±hh[:mm]|±hhmm]`, or a plain date (midnight).
     public static func parse<C: Collection>(_ bytes: C) -> Parsed? where C.Element == UInt8 {
-        var it = Array(bytes)[...]
-        while let f = it.first, f == 0x20 || f == 0x09 || f == 0x0A || f == 0x0D { it = it.dropFirst() }
-        while let l = it.last, l == 0x20 || l == 0x09 || l == 0x0A || l == 0x0D { it = it.dropLast() }
+        if let parsed = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) { return parsed }
+        return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }
+    }
+
+    private static func parse(buffer b: UnsafeBufferPointer<UInt8>) -> Parsed? {
+        var i = 0, end = b.count
+        while i < end, isSpace(b[i]) { i += 1 }
+        while end > i, isSpace(b[end - 1]) { end -= 1 }
 
         func digits(_ n: Int) -> Int? {
-            guard it.count >= n else { return nil }
+            guard end - i >= n else { return nil }
             var v = 0
             for _ in 0..<n {
-                guard let c = it.first, c >= 0x30, c <= 0x39 else { return nil }
+                let c = b[i]
+                guard c >= 0x30, c <= 0x39 else { return nil }
                 v = v * 10 + Int(c - 0x30)
-                it = it.dropFirst()
+                i += 1
             }
             return v
         }
         func take(_ c: UInt8) -> Bool {
-            guard it.first == c else { return false }
-            it = it.dropFirst()
+            guard i < end, b[i] == c else { return false }
+            i += 1
             return true
         }
 
@@ -38,7 +44,7 @@ public enum ISO8601Time {
         var fraction = 0.0
         var zoneless = true
         var offsetSeconds = 0
-        if !it.isEmpty {
+        if i < end {
             guard take(UInt8(ascii: "T")) || take(UInt8(ascii: "t")) || take(UInt8(ascii: " ")) else { return nil }
             guard let h = digits(2), take(UInt8(ascii: ":")), let m = digits(2) else { return nil }
             hour = h
@@ -51,11 +57,11 @@ public enum ISO8601Time {
                     var micros = 0.0
                     var scale = 100_000.0
                     var count = 0
-                    while let c = it.first, c >= 0x30, c <= 0x39 {
-                        micros += Double(c - 0x30) * scale
+                    while i < end, b[i] >= 0x30, b[i] <= 0x39 {
+                        micros += Double(b[i] - 0x30) * scale
                         scale /= 10
                         count += 1
-                        it = it.dropFirst()
+                        i += 1
                     }
                     guard count > 0 else { return nil }
                     fraction = micros.rounded() / 1_000_000
@@ -65,22 +71,23 @@ public enum ISO8601Time {
             if hour == 24 && (minute != 0 || second != 0) { return nil }
             if take(UInt8(ascii: "Z")) || take(UInt8(ascii: "z")) {
                 zoneless = false
-            } else if let sign = it.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                it = it.dropFirst()
+            } else if i < end, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                let negative = b[i] == UInt8(ascii: "-")
+                i += 1
                 guard let oh = digits(2) else { return nil }
                 var om = 0
                 if take(UInt8(ascii: ":")) {
                     guard let m = digits(2) else { return nil }
                     om = m
-                } else if it.count == 2 {
+                } else if end - i == 2 {
                     guard let m = digits(2) else { return nil }
                     om = m
                 }
                 guard oh <= 18, om <= 59 else { return nil }
-                offsetSeconds = (oh * 3600 + om * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+                offsetSeconds = (oh * 3600 + om * 60) * (negative ? -1 : 1)
                 zoneless = false
             }
-            guard it.isEmpty else { return nil }
+            guard i == end else { return nil }
         }
         let days = daysFromCivil(year, month, day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offsetSeconds) + second + fraction
@@ -152,14 +159,78 @@ public enum ISO8601Time {
     }
 }
 
-/// A decimal number from bytes; nil when the text is not one (or is empty).
-func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
-    let s = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !s.isEmpty, s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 }) else {
-        // Only plain decimal notation: no "nan", "inf" or hexadecimal floats.
-        return nil
+/// A decimal number from bytes (surrounding whitespace allowed); nil when
+/// the text is not plain decimal notation: no "nan", "inf" or hexadecimal.
+/// Typical coordinates take the exact fast path (at most 19 significant
+/// digits and a power of ten within 10^±22: one correctly rounded operation);
+/// anything else goes to the standard library's correctly rounded parser.
+func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8, C.Index == Int {
+    var start = bytes.startIndex, end = bytes.endIndex
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    guard start < end else { return nil }
+    var i = start
+    var negative = false
+    if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+        negative = bytes[i] == UInt8(ascii: "-")
+        i += 1
     }
-    return Double(s)
+    var mantissa: UInt64 = 0
+    var digits = 0, significant = 0, scale = 0
+    var sawPoint = false
+    while i < end {
+        let c = bytes[i]
+        if c >= 0x30 && c <= 0x39 {
+            digits += 1
+            if significant > 0 || c != 0x30 {
+                significant += 1
+                if significant <= 19 { mantissa = mantissa * 10 + UInt64(c - 0x30) } else if !sawPoint { scale += 1 }
+            }
+            if sawPoint && significant <= 19 { scale -= 1 }
+        } else if c == UInt8(ascii: ".") && !sawPoint {
+            sawPoint = true
+        } else {
+            break
+        }
+        i += 1
+    }
+    guard digits > 0 else { return nil }
+    if i < end {
+        guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
+        i += 1
+        var expNegative = false
+        if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            expNegative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var exponent = 0
+        var expDigits = 0
+        while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 100_000)
+            expDigits += 1
+            i += 1
+        }
+        guard expDigits > 0, i == end else { return nil }
+        scale += expNegative ? -exponent : exponent
+    }
+    if significant <= 15 && abs(scale) <= 22 {
+        var value = Double(mantissa)
+        value = scale < 0 ? value / powersOfTen[-scale] : value * powersOfTen[scale]
+        return negative ? -value : value
+    }
+    return Double(String(decoding: bytes[start..<end], as: UTF8.self))
+}
+
+private let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+@inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+/// Bytes as a string without surrounding whitespace.
+func trimmedString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8, C.Index == Int {
+    var start = bytes.startIndex, end = bytes.endIndex
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    return String(decoding: bytes[start..<end], as: UTF8.self)
 }
 
 /// Whether bytes are empty or whitespace only.

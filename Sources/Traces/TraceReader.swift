@@ -68,9 +68,9 @@ extension Trace {
     mutating func orderCSVTimes() {
         guard !tracks.isEmpty, !tracks[0].segments.isEmpty else { return }
         var fixes = tracks[0].segments[0].fixes
-        let times = fixes.compactMap(\.time)
-        let descending = times.count >= 2 && zip(times, times.dropFirst()).allSatisfy { $1 <= $0 } && times.first != times.last
-        if descending {
+        var order = TimeOrder()
+        for fix in fixes { if let t = fix.time { order.add(t) } }
+        if order.newestFirst {
             fixes.reverse()
             notes.append("the rows run newest first; the trace was reversed into time order")
         } else {
@@ -88,5 +88,24 @@ extension Trace {
             rejected.sort { $0.line < $1.line }
         }
         tracks[0].segments[0].fixes = fixes
+    }
+}
+
+/// Watches a sequence of times to tell whether it runs newest first: it
+/// never goes forward, and does go back at least once.
+struct TimeOrder {
+    private var first: Double?
+    private var last: Double?
+    private var forward = false
+
+    mutating func add(_ t: Double) {
+        if let l = last, t > l { forward = true }
+        if first == nil { first = t }
+        last = t
+    }
+
+    var newestFirst: Bool {
+        guard let first, let last else { return false }
+        return !forward && last < first
     }
 }

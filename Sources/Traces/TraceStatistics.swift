@@ -25,53 +25,149 @@ public struct TraceStatistics: Equatable, Sendable {
     /// Speed at or above which a step counts as moving: 1 km/h.
     public static let movingSpeed = 1000.0 / 3600.0
 
+    /// Statistics of a trace in memory.
     public init(_ trace: Trace, geodesic: Geodesic = .wgs84) {
-        format = trace.format
-        tracks = trace.tracks.count
-        let allSegments = trace.tracks.flatMap(\.segments)
-        segments = allSegments.count
-        pointsPerSegment = allSegments.map(\.fixes.count)
-        points = pointsPerSegment.reduce(0, +)
-        routes = trace.routes.count
-        routePoints = trace.routes.map(\.points.count).reduce(0, +)
-        waypoints = trace.waypoints.count
-        rejected = trace.rejected
-        var length = 0.0, moving = 0.0
-        var anyTimedPair = false
-        var first: Double?, last: Double?
-        for segment in allSegments {
-            for fix in segment.fixes {
+        var accumulator = Accumulator(format: trace.format, geodesic: geodesic)
+        for track in trace.tracks {
+            accumulator.add(.beginTrack)
+            for segment in track.segments {
+                accumulator.add(.beginSegment)
+                for fix in segment.fixes { accumulator.add(.trackPoint(fix)) }
+            }
+        }
+        for route in trace.routes {
+            accumulator.add(.beginRoute)
+            for fix in route.points { accumulator.add(.routePoint(fix)) }
+        }
+        for fix in trace.waypoints { accumulator.add(.waypoint(fix)) }
+        for rejection in trace.rejected { accumulator.add(.rejected(rejection)) }
+        self = accumulator.statistics
+    }
+
+    /// Statistics of a file read as a stream, in memory bounded by the number
+    /// of segments and rejections, not of points. A CSV file is read twice: once
+    /// to see whether it runs newest first (then nothing is rejected for order,
+    /// as ``TraceReader/read(_:csvMapping:)`` would reverse it).
+    public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping(), geodesic: Geodesic = .wgs84) throws(TraceError) -> TraceStatistics {
+        do {
+            let format = try TraceReader.format(of: path)
+            var accumulator = Accumulator(format: format, geodesic: geodesic)
+            switch format {
+            case .gpx:
+                var stream = try GPXStream(path: path)
+                while let event = try stream.next() { accumulator.add(event) }
+            case .csv:
+                var probe = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: false)
+                var order = TimeOrder()
+                while let event = try probe.next() {
+                    if case .trackPoint(let fix) = event, let t = fix.time { order.add(t) }
+                }
+                var stream = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: !order.newestFirst)
+                while let event = try stream.next() { accumulator.add(event) }
+            }
+            return accumulator.statistics
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
+    }
+
+    /// Consumes trace events one at a time.
+    public struct Accumulator {
+        private var s: TraceStatistics
+        private let geodesic: Geodesic
+        private var previous: Fix?
+        private var anyTimedPair = false
+
+        public init(format: Trace.Format, geodesic: Geodesic = .wgs84) {
+            s = TraceStatistics(format: format)
+            self.geodesic = geodesic
+        }
+
+        public mutating func add(_ event: TraceEvent) {
+            switch event {
+            case .beginTrack:
+                s.tracks += 1
+                previous = nil
+            case .beginSegment:
+                if s.tracks == 0 { s.tracks = 1 }
+                s.segments += 1
+                s.pointsPerSegment.append(0)
+                previous = nil
+            case .trackPoint(let fix):
+                if s.tracks == 0 { s.tracks = 1 }
+                if s.pointsPerSegment.isEmpty {
+                    s.segments = 1
+                    s.pointsPerSegment.append(0)
+                }
+                s.pointsPerSegment[s.pointsPerSegment.count - 1] += 1
+                s.points += 1
                 if let t = fix.time {
-                    first = min(first ?? t, t)
-                    last = max(last ?? t, t)
+                    s.firstTime = min(s.firstTime ?? t, t)
+                    s.lastTime = max(s.lastTime ?? t, t)
                 }
-            }
-            for (a, b) in zip(segment.fixes, segment.fixes.dropFirst()) {
-                let d = geodesic.distance(a.coordinate, b.coordinate)
-                length += d
-                if let ta = a.time, let tb = b.time, tb > ta {
-                    anyTimedPair = true
-                    if d / (tb - ta) >= Self.movingSpeed { moving += tb - ta }
+                if let a = previous {
+                    let d = geodesic.distance(a.coordinate, fix.coordinate)
+                    s.length += d
+                    // The magnitude of the step's time: a newest-first CSV file streams backwards.
+                    if let ta = a.time, let tb = fix.time, tb != ta {
+                        let dt = abs(tb - ta)
+                        anyTimedPair = true
+                        if d / dt >= TraceStatistics.movingSpeed { s.movingTime = (s.movingTime ?? 0) + dt }
+                    }
                 }
+                previous = fix
+                include(fix)
+            case .beginRoute:
+                s.routes += 1
+            case .routePoint(let fix):
+                if s.routes == 0 { s.routes = 1 }
+                s.routePoints += 1
+                include(fix)
+            case .waypoint(let fix):
+                s.waypoints += 1
+                include(fix)
+            case .rejected(let rejection):
+                s.rejected.append(rejection)
+            case .metadata, .trackName, .routeName, .note:
+                break
             }
         }
-        self.length = length
-        firstTime = first
-        lastTime = last
-        duration = first.flatMap { f in last.map { $0 - f } }
-        movingTime = anyTimedPair ? moving : (duration == nil ? nil : 0)
-        let everything = allSegments.flatMap(\.fixes) + trace.routes.flatMap(\.points) + trace.waypoints
-        if let p = everything.first {
-            var b = (minLatitude: p.coordinate.latitude, minLongitude: p.coordinate.longitude,
-                     maxLatitude: p.coordinate.latitude, maxLongitude: p.coordinate.longitude)
-            for f in everything {
-                b.minLatitude = min(b.minLatitude, f.coordinate.latitude)
-                b.maxLatitude = max(b.maxLatitude, f.coordinate.latitude)
-                b.minLongitude = min(b.minLongitude, f.coordinate.longitude)
-                b.maxLongitude = max(b.maxLongitude, f.coordinate.longitude)
+
+        private mutating func include(_ fix: Fix) {
+            let lat = fix.coordinate.latitude, lon = fix.coordinate.longitude
+            if var b = s.bounds {
+                b.minLatitude = min(b.minLatitude, lat)
+                b.maxLatitude = max(b.maxLatitude, lat)
+                b.minLongitude = min(b.minLongitude, lon)
+                b.maxLongitude = max(b.maxLongitude, lon)
+                s.bounds = b
+            } else {
+                s.bounds = (lat, lon, lat, lon)
             }
-            bounds = b
         }
+
+        public var statistics: TraceStatistics {
+            var result = s
+            result.duration = s.firstTime.flatMap { f in s.lastTime.map { $0 - f } }
+            result.movingTime = anyTimedPair ? (s.movingTime ?? 0) : (result.duration == nil ? nil : 0)
+            result.rejected.sort { $0.line < $1.line }
+            return result
+        }
+    }
+
+    private init(format: Trace.Format) {
+        self.format = format
+        tracks = 0
+        segments = 0
+        pointsPerSegment = []
+        points = 0
+        routes = 0
+        routePoints = 0
+        waypoints = 0
+        length = 0
+        rejected = []
     }
 
     public static func == (l: TraceStatistics, r: TraceStatistics) -> Bool {

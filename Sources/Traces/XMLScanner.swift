@@ -9,7 +9,7 @@
 /// It checks well-formedness as far as a trace needs: matching tags, quoted
 /// attributes, known entities, one root element, nothing after it but
 /// whitespace, comments and processing instructions.
-final class XMLScanner {
+struct XMLScanner {
     enum Token: Equatable {
         case start
         case end
@@ -33,8 +33,10 @@ final class XMLScanner {
     private(set) var name: String = ""
     /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
     private(set) var selfClosing = false
-    /// The current start tag's attributes: local names and decoded values.
-    private(set) var attributes: [(name: String, value: [UInt8])] = []
+    /// The current start tag's attributes: local names and ranges of their
+    /// decoded values in `attributeBytes` (valid until the next token).
+    private(set) var attributes: [(name: String, range: Range<Int>)] = []
+    private(set) var attributeBytes: [UInt8] = []
     /// Character data since the last tag (entities decoded, CDATA included).
     private(set) var text: [UInt8] = []
 
@@ -56,7 +58,7 @@ final class XMLScanner {
 
     /// Reads another chunk, keeping bytes from `keepFrom` on. Returns false at the end.
     @discardableResult
-    private func fill(keepFrom: Int? = nil) throws(TraceError) -> Bool {
+    private mutating func fill(keepFrom: Int? = nil) throws(TraceError) -> Bool {
         let keep = min(keepFrom ?? pos, pos)
         guard buffer.count - keep < Self.maxTokenBytes else {
             throw error("a single XML token longer than \(Self.maxTokenBytes >> 20) MiB", at: keep)
@@ -72,7 +74,7 @@ final class XMLScanner {
         return true
     }
 
-    private func advanceLines(to absolute: Int) {
+    private mutating func advanceLines(to absolute: Int) {
         guard absolute > countedTo else { return }
         var i = countedTo - base
         let end = absolute - base
@@ -86,20 +88,20 @@ final class XMLScanner {
         countedTo = absolute
     }
 
-    private func mark(_ index: Int) {
+    private mutating func mark(_ index: Int) {
         advanceLines(to: base + index)
         line = lineNumber
         column = base + index - lineStart + 1
     }
 
-    private func error(_ reason: String, at index: Int? = nil) -> TraceError {
+    private mutating func error(_ reason: String, at index: Int? = nil) -> TraceError {
         mark(min(index ?? pos, buffer.count))
         return TraceError(.malformed, file: source.path, line: line, column: column, reason: reason)
     }
 
     /// Index of `byte` at or after `from`, reading more as needed; nil at the end of the file.
     /// `keepFrom` (never after `pos`) is the first byte the caller still needs.
-    private func find(_ byte: UInt8, from: Int, keepFrom: Int) throws(TraceError) -> Int? {
+    private mutating func find(_ byte: UInt8, from: Int, keepFrom: Int) throws(TraceError) -> Int? {
         var i = from
         var keepIndex = keepFrom
         while true {
@@ -113,7 +115,7 @@ final class XMLScanner {
     }
 
     /// Index of the sequence `pattern` at or after `from`; nil at the end of the file.
-    private func find(_ pattern: [UInt8], from: Int, keepFrom: Int) throws(TraceError) -> Int? {
+    private mutating func find(_ pattern: [UInt8], from: Int, keepFrom: Int) throws(TraceError) -> Int? {
         var start = from
         var keepIndex = keepFrom
         while true {
@@ -137,7 +139,7 @@ final class XMLScanner {
         }
     }
 
-    private func ensure(_ count: Int) throws(TraceError) -> Bool {
+    private mutating func ensure(_ count: Int) throws(TraceError) -> Bool {
         while buffer.count - pos < count {
             guard try fill() else { return false }
         }
@@ -152,7 +154,7 @@ final class XMLScanner {
 
     // MARK: Prologue
 
-    private func prologue() throws(TraceError) {
+    private mutating func prologue() throws(TraceError) {
         // ByteSource has read the declaration's encoding and dropped any byte-order mark.
         guard hasPrefix(Array("<?xml".utf8), at: pos) else { return }
         guard let close = try find(Array("?>".utf8), from: pos, keepFrom: pos) else {
@@ -164,7 +166,7 @@ final class XMLScanner {
     // MARK: Tokens
 
     /// Advances to the next start or end tag, collecting text on the way.
-    func next() throws(TraceError) -> Token {
+    mutating func next() throws(TraceError) -> Token {
         if pendingEnd {
             pendingEnd = false
             selfClosing = false
@@ -199,7 +201,7 @@ final class XMLScanner {
         }
     }
 
-    private func endOfInput() throws(TraceError) -> Token {
+    private mutating func endOfInput() throws(TraceError) -> Token {
         if !stack.isEmpty {
             throw error("the file ends before </\(String(decoding: stack.last ?? [], as: UTF8.self))> (truncated XML?)")
         }
@@ -207,49 +209,55 @@ final class XMLScanner {
         return .endOfDocument
     }
 
-    private func appendText(upTo end: Int) throws(TraceError) {
-        var i = pos
-        while i < end {
-            let c = buffer[i]
-            if c == UInt8(ascii: "&") {
-                i = try entity(at: i, end: end)
-                continue
-            }
-            if stack.isEmpty && !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) {
+    private mutating func appendText(upTo end: Int) throws(TraceError) {
+        guard pos < end else { return }
+        if stack.isEmpty {
+            for i in pos..<end where !(buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) {
                 throw error(sawRoot ? "text after the end of the root element" : "text before the root element (not XML?)", at: i)
             }
-            text.append(c)
-            i += 1
+            return
+        }
+        var i = pos
+        while i < end {
+            let amp = buffer[i..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            text.append(contentsOf: buffer[i..<amp])
+            i = amp
+            if i < end {
+                let decoded = try entity(at: i, end: end)
+                text.append(contentsOf: decoded.bytes)
+                i = decoded.next
+            }
         }
     }
 
-    /// Decodes the entity at `i`; returns the index after it.
-    private func entity(at i: Int, end: Int) throws(TraceError) -> Int {
+    /// Decodes the entity at `i`: its UTF-8 bytes and the index after it.
+    private mutating func entity(at i: Int, end: Int) throws(TraceError) -> (bytes: String.UTF8View, next: Int) {
         var j = i + 1
         while j < end && buffer[j] != UInt8(ascii: ";") && j - i < 12 { j += 1 }
         guard j < end, buffer[j] == UInt8(ascii: ";") else { throw error("a bare & that does not start an entity", at: i) }
-        let nameBytes = buffer[(i + 1)..<j]
-        switch String(decoding: nameBytes, as: UTF8.self) {
-        case "lt": text.append(UInt8(ascii: "<"))
-        case "gt": text.append(UInt8(ascii: ">"))
-        case "amp": text.append(UInt8(ascii: "&"))
-        case "quot": text.append(UInt8(ascii: "\""))
-        case "apos": text.append(UInt8(ascii: "'"))
+        let name = String(decoding: buffer[(i + 1)..<j], as: UTF8.self)
+        let decoded: String
+        switch name {
+        case "lt": decoded = "<"
+        case "gt": decoded = ">"
+        case "amp": decoded = "&"
+        case "quot": decoded = "\""
+        case "apos": decoded = "'"
         case let ref where ref.hasPrefix("#"):
             let digits = ref.dropFirst()
             let value = digits.hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
             guard let value, value != 0, let scalar = Unicode.Scalar(value) else {
                 throw error("invalid character reference &\(ref);", at: i)
             }
-            text.append(contentsOf: Array(String(Character(scalar)).utf8))
-        case let other:
-            throw error("undefined entity &\(other); (DTD entities are not processed)", at: i)
+            decoded = String(Character(scalar))
+        default:
+            throw error("undefined entity &\(name); (DTD entities are not processed)", at: i)
         }
-        return j + 1
+        return (decoded.utf8, j + 1)
     }
 
     /// Comments, CDATA and DOCTYPE (`<!...`).
-    private func markup() throws(TraceError) {
+    private mutating func markup() throws(TraceError) {
         guard try ensure(9) || hasPrefix(Array("<!--".utf8), at: pos) else { throw error("the file ends inside markup") }
         if hasPrefix(Array("<!--".utf8), at: pos) {
             guard let close = try find(Array("-->".utf8), from: pos + 4, keepFrom: pos) else { throw error("the file ends inside a comment") }
@@ -266,7 +274,7 @@ final class XMLScanner {
         }
     }
 
-    private func doctype() throws(TraceError) {
+    private mutating func doctype() throws(TraceError) {
         guard !sawRoot else { throw error("DOCTYPE after the root element") }
         let start = pos
         var i = pos + 9
@@ -304,7 +312,7 @@ final class XMLScanner {
         return String(decoding: qname, as: UTF8.self)
     }
 
-    private func tagEnd() throws(TraceError) -> Int {
+    private mutating func tagEnd() throws(TraceError) -> Int {
         // Attribute values may hold '>' only when escaped, so the first '>' outside quotes ends the tag.
         var i = pos + 1
         var quote: UInt8 = 0
@@ -315,21 +323,39 @@ final class XMLScanner {
                 i -= shift
                 continue
             }
-            let c = buffer[i]
+            let found: (index: Int, byte: UInt8)? = buffer.withUnsafeBufferPointer { b in
+                var j = i
+                while j < b.count {
+                    let c = b[j]
+                    if quote != 0 {
+                        if c == quote || c == UInt8(ascii: "<") { return (j, c) }
+                    } else if c == UInt8(ascii: ">") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                        return (j, c)
+                    }
+                    j += 1
+                }
+                return nil
+            }
+            guard let found else {
+                i = buffer.count
+                continue
+            }
+            i = found.index
             if quote != 0 {
-                if c == quote { quote = 0 } else if c == UInt8(ascii: "<") { throw error("'<' inside an attribute value", at: i) }
-            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                quote = c
-            } else if c == UInt8(ascii: ">") {
+                if found.byte == UInt8(ascii: "<") { throw error("'<' inside an attribute value", at: i) }
+                quote = 0
+            } else if found.byte == UInt8(ascii: ">") {
                 return i
-            } else if c == UInt8(ascii: "<") {
+            } else if found.byte == UInt8(ascii: "<") {
                 throw error("'<' inside a tag", at: i)
+            } else {
+                quote = found.byte
             }
             i += 1
         }
     }
 
-    private func startTag() throws(TraceError) -> Token {
+    private mutating func startTag() throws(TraceError) -> Token {
         let close = try tagEnd()
         mark(pos)
         var i = pos + 1
@@ -339,6 +365,7 @@ final class XMLScanner {
         let qname = Array(buffer[nameStart..<i])
         name = localName(qname[...])
         attributes.removeAll(keepingCapacity: true)
+        attributeBytes.removeAll(keepingCapacity: true)
         selfClosing = buffer[close - 1] == UInt8(ascii: "/")
         let attributesEnd = selfClosing ? close - 1 : close
         while true {
@@ -360,14 +387,19 @@ final class XMLScanner {
             let vs = i
             while i < attributesEnd && buffer[i] != quote { i += 1 }
             guard i < attributesEnd else { throw error("attribute \(attributeName) of <\(name)> is not closed", at: vs) }
-            let saved = text
-            text.removeAll(keepingCapacity: true)
-            let savedPos = pos
-            pos = vs
-            try appendAttribute(upTo: i)
-            pos = savedPos
-            attributes.append((attributeName, text))
-            text = saved
+            let valueStart = attributeBytes.count
+            var k = vs
+            while k < i {
+                let amp = buffer[k..<i].firstIndex(of: UInt8(ascii: "&")) ?? i
+                attributeBytes.append(contentsOf: buffer[k..<amp])
+                k = amp
+                if k < i {
+                    let decoded = try entity(at: k, end: i)
+                    attributeBytes.append(contentsOf: decoded.bytes)
+                    k = decoded.next
+                }
+            }
+            attributes.append((attributeName, valueStart..<attributeBytes.count))
             i += 1
         }
         if stack.isEmpty {
@@ -382,19 +414,12 @@ final class XMLScanner {
         return .start
     }
 
-    private func appendAttribute(upTo end: Int) throws(TraceError) {
-        var i = pos
-        while i < end {
-            if buffer[i] == UInt8(ascii: "&") {
-                i = try entity(at: i, end: end)
-            } else {
-                text.append(buffer[i])
-                i += 1
-            }
-        }
+    /// The decoded value of the current start tag's attribute `name`.
+    func attribute(_ name: String) -> ArraySlice<UInt8>? {
+        attributes.first { $0.name == name }.map { attributeBytes[$0.range] }
     }
 
-    private func endTag() throws(TraceError) -> Token {
+    private mutating func endTag() throws(TraceError) -> Token {
         let close = try tagEnd()
         mark(pos)
         var nameEnd = close

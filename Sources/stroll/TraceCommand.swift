@@ -30,19 +30,14 @@ struct TraceCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let trace: Trace
+            let stats: TraceStatistics
             do {
-                trace = try TraceReader.read(file)
+                stats = try TraceStatistics.read(file)
             } catch {
                 printError(error.description)
                 throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
             }
-            let stats = TraceStatistics(trace)
-            if json {
-                print(Self.json(stats).text)
-            } else {
-                print(Self.table(stats, trace: trace))
-            }
+            print(json ? Self.json(stats).text : Self.table(stats))
         }
 
         static func json(_ s: TraceStatistics) -> JSON {
@@ -68,7 +63,7 @@ struct TraceCommand: ParsableCommand {
             ])
         }
 
-        static func table(_ s: TraceStatistics, trace: Trace) -> String {
+        static func table(_ s: TraceStatistics) -> String {
             func duration(_ seconds: Double?) -> String {
                 guard let seconds else { return "no times" }
                 let t = Int(seconds.rounded())
@@ -88,7 +83,6 @@ struct TraceCommand: ParsableCommand {
             }
             lines.append("rejected    \(s.rejected.count)")
             lines += s.rejected.map { "  line \($0.line): \($0.reason)" }
-            lines += trace.notes.map { "note        \($0)" }
             return lines.joined(separator: "\n")
         }
     }

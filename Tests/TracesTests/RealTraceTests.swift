@@ -58,6 +58,19 @@ struct RealTraceTests {
         #expect(stats.rejected.map(\.line) == expected.rejectedLines)
     }
 
+    @Test("streamed statistics equal those of the trace loaded whole", arguments: files)
+    func streamedStatistics(file: String) throws {
+        let path = fixture("real-traces/" + file)
+        var streamed = try TraceStatistics.read(path)
+        let whole = TraceStatistics(try TraceReader.read(path))
+        // A reversed file sums its length in the other order: equal to rounding.
+        #expect(abs(streamed.length - whole.length) < 1e-6)
+        streamed.length = whole.length
+        #expect(abs((streamed.movingTime ?? 0) - (whole.movingTime ?? 0)) < 1e-6)
+        streamed.movingTime = whole.movingTime
+        #expect(streamed == whole)
+    }
+
     @Test("bad.gpx: every point is rejected with its line and why")
     func badGPX() throws {
         let trace = try TraceReader.read(fixture("real-traces/togeojson/bad.gpx"))
