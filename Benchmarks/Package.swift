@@ -15,6 +15,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Geodesy", package: "Stroll"),
+                .product(name: "Traces", package: "Stroll"),
             ],
             path: "Benchmarks/StrollBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],

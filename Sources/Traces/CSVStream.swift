@@ -82,7 +82,8 @@ struct CSVColumns {
 /// magnitude). A row whose time goes backwards is rejected; to turn a
 /// newest-first export around, load the file whole with ``TraceReader``.
 public struct CSVStream: TraceEventStream {
-    private let records: CSVRecordReader
+    private var records: CSVRecordReader
+    private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
     private var started = false
@@ -96,11 +97,12 @@ public struct CSVStream: TraceEventStream {
     }
 
     init(source: ByteSource, mapping: CSVColumnMapping, checksOrder: Bool) throws(TraceError) {
-        records = try CSVRecordReader(source: source)
-        guard let header = try records.next() else {
+        records = CSVRecordReader(source: source)
+        var header = CSVRecord()
+        guard try records.next(into: &header) else {
             throw TraceError(.malformed, file: source.path, line: 1, column: 1, reason: "empty file: no CSV header")
         }
-        columns = try CSVColumns(header: header.fields, mapping: mapping, file: source.path)
+        columns = try CSVColumns(header: (0..<header.count).map { header.string($0) ?? "" }, mapping: mapping, file: source.path)
         self.checksOrder = checksOrder
     }
 
@@ -110,8 +112,8 @@ public struct CSVStream: TraceEventStream {
             return .beginTrack
         }
         if finished { return nil }
-        while let record = try records.next() {
-            if record.fields.count == 1 && record.fields[0].trimmingCharacters(in: .whitespaces).isEmpty { continue }
+        while try records.next(into: &record) {
+            if record.isBlank { continue }
             switch fix(from: record) {
             case .failure(let rejection):
                 return .rejected(rejection)
@@ -132,16 +134,15 @@ public struct CSVStream: TraceEventStream {
 
     private func fix(from record: CSVRecord) -> Result<Fix, Rejection> {
         func reject(_ reason: String) -> Result<Fix, Rejection> { .failure(Rejection(line: record.line, reason: reason)) }
-        let f = record.fields
-        func field(_ i: Int) -> String? {
-            guard i >= 0, i < f.count else { return nil }
-            let v = f[i].trimmingCharacters(in: .whitespaces)
-            return v.isEmpty ? nil : v
+        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+        guard let latText = record.field(columns.latitude) else {
+            return reject(record.count <= columns.latitude ? "row has \(record.count) fields; no latitude" : "latitude is empty")
         }
-        guard let latText = field(columns.latitude) else { return reject(f.count <= columns.latitude ? "row has \(f.count) fields; no latitude" : "latitude is empty") }
-        guard let lonText = field(columns.longitude) else { return reject(f.count <= columns.longitude ? "row has \(f.count) fields; no longitude" : "longitude is empty") }
-        guard let lat = parseNumber(Array(latText.utf8)) else { return reject("latitude \"\(latText)\" is not a number") }
-        guard let lon = parseNumber(Array(lonText.utf8)) else { return reject("longitude \"\(lonText)\" is not a number") }
+        guard let lonText = record.field(columns.longitude) else {
+            return reject(record.count <= columns.longitude ? "row has \(record.count) fields; no longitude" : "longitude is empty")
+        }
+        guard let lat = parseNumber(latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
+        guard let lon = parseNumber(lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
         let coordinate: Coordinate
         do {
             coordinate = try Coordinate(latitude: lat, longitude: lon)
@@ -149,21 +150,21 @@ public struct CSVStream: TraceEventStream {
             return reject(error.description)
         }
         var fix = Fix(coordinate: coordinate, line: record.line)
-        if let text = field(columns.time) {
-            if let epoch = epochSeconds(text) {
+        if let bytes = record.field(columns.time) {
+            if let epoch = epochSeconds(bytes) {
                 fix.time = epoch
-            } else if let parsed = ISO8601Time.parse(text) {
+            } else if let parsed = ISO8601Time.parse(bytes) {
                 fix.time = parsed.seconds
                 fix.timeWasZoneless = parsed.zoneless
             } else {
-                return reject("time \"\(text)\" is neither ISO 8601 nor an epoch number")
+                return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number")
             }
         }
-        fix.name = field(columns.name)
+        fix.name = record.string(columns.name).flatMap { $0.isEmpty ? nil : $0 }
         for (index, name) in [(columns.elevation, "elevation"), (columns.accuracy, "accuracy"), (columns.verticalAccuracy, "vertical accuracy"),
-                              (columns.speed, "speed"), (columns.course, "course")] {
-            guard let text = field(index) else { continue }
-            guard let v = parseNumber(Array(text.utf8)), v.isFinite else { return reject("\(name) \"\(text)\" is not a number") }
+                              (columns.speed, "speed"), (columns.course, "course")] where index >= 0 {
+            guard let bytes = record.field(index) else { continue }
+            guard let v = parseNumber(bytes), v.isFinite else { return reject("\(name) \"\(text(bytes))\" is not a number") }
             switch name {
             case "elevation": fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
@@ -180,9 +181,11 @@ public struct CSVStream: TraceEventStream {
 /// Epoch seconds from a number of seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude), kept to the microsecond. Whole
 /// numbers are split exactly, without a trip through a large double.
-func epochSeconds(_ text: String) -> Double? {
-    let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-    if !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) {
+func epochSeconds(_ bytes: ArraySlice<UInt8>) -> Double? {
+    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
+    if !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let parsed = Int64(String(decoding: digits, as: UTF8.self)) {
+        var value = parsed
+        if bytes.first == UInt8(ascii: "-") { value = -value }
         let magnitude = value.magnitude
         let perSecond: Int64 = magnitude >= 100_000_000_000_000_000 ? 1_000_000_000 : magnitude >= 100_000_000_000_000 ? 1_000_000
             : magnitude >= 100_000_000_000 ? 1000 : 1
@@ -190,111 +193,175 @@ func epochSeconds(_ text: String) -> Double? {
         let micros = (Double(rest) * 1_000_000 / Double(perSecond)).rounded()
         return Double(whole) + micros / 1_000_000
     }
-    guard let number = parseNumber(Array(text.utf8)), number.isFinite else { return nil }
+    // ISO dates start with four digits and a dash: not a number.
+    guard let number = parseNumber(bytes), number.isFinite else { return nil }
     let magnitude = abs(number)
     let seconds = magnitude >= 1e17 ? number / 1e9 : magnitude >= 1e14 ? number / 1e6 : magnitude >= 1e11 ? number / 1e3 : number
     let whole = seconds.rounded(.down)
     return whole + ((seconds - whole) * 1_000_000).rounded() / 1_000_000
 }
 
+/// One CSV record: its fields' decoded bytes, and the line it starts on.
 struct CSVRecord {
-    var fields: [String]
-    /// Line of the record's first character.
-    var line: Int
+    /// All fields' bytes, one after the other (quotes removed, `""` made `"`).
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    var line = 0
+
+    var count: Int { ranges.count }
+
+    /// Field `i` without surrounding spaces, or nil when absent or empty.
+    func field(_ i: Int) -> ArraySlice<UInt8>? {
+        guard i >= 0, i < ranges.count else { return nil }
+        var r = ranges[i]
+        while r.lowerBound < r.upperBound, bytes[r.lowerBound] == 0x20 || bytes[r.lowerBound] == 0x09 { r = (r.lowerBound + 1)..<r.upperBound }
+        while r.upperBound > r.lowerBound, bytes[r.upperBound - 1] == 0x20 || bytes[r.upperBound - 1] == 0x09 { r = r.lowerBound..<(r.upperBound - 1) }
+        return r.isEmpty ? nil : bytes[r]
+    }
+
+    func string(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
+
+    var isBlank: Bool { ranges.count <= 1 && field(0) == nil }
 }
 
-/// Splits a byte stream into RFC 4180 records, fields possibly quoted over several lines.
-final class CSVRecordReader {
+/// Splits a byte stream into RFC 4180 records, fields possibly quoted over
+/// several lines, in chunks, reusing one record's storage.
+struct CSVRecordReader {
     private let source: ByteSource
-    private var chunk: [UInt8] = []
-    private var index = 0
+    private var buffer: [UInt8] = []
+    private var pos = 0
     private var line = 1
     private var delimiter: UInt8 = 0
-    private var atEnd = false
+    private var exhausted = false
+    /// Bounds memory: one record may not be longer than this.
+    static let maxRecordBytes = 64 << 20
 
-    init(source: ByteSource) throws(TraceError) {
+    init(source: ByteSource) {
         self.source = source
     }
 
-    private func byte() throws(TraceError) -> UInt8? {
-        if index >= chunk.count {
-            guard !atEnd, let next = try source.nextChunk() else {
-                atEnd = true
-                return nil
-            }
-            chunk = next
-            index = 0
+    var path: String { source.path }
+
+    /// Reads more bytes, dropping those before `pos`. False at the end of the file.
+    private mutating func fill() throws(TraceError) -> Bool {
+        guard !exhausted else { return false }
+        guard buffer.count - pos < Self.maxRecordBytes else {
+            throw TraceError(.malformed, file: source.path, line: line, column: 1, reason: "a CSV record longer than \(Self.maxRecordBytes >> 20) MiB")
         }
-        defer { index += 1 }
-        return chunk[index]
+        guard let chunk = try source.nextChunk() else {
+            exhausted = true
+            return false
+        }
+        if pos > 0 {
+            buffer.removeSubrange(0..<pos)
+            pos = 0
+        }
+        buffer.append(contentsOf: chunk)
+        return true
     }
 
-    private func peek() throws(TraceError) -> UInt8? {
-        guard let b = try byte() else { return nil }
-        index -= 1
-        return b
-    }
-
-    func next() throws(TraceError) -> CSVRecord? {
-        guard try peek() != nil else { return nil }
-        let startLine = line
-        var fields: [String] = []
-        var field: [UInt8] = []
-        var quoted = false
-        var fieldStarted = false
-        if delimiter == 0 { delimiter = try sniff() }
-        while let b = try byte() {
-            if quoted {
-                if b == UInt8(ascii: "\"") {
-                    if try peek() == UInt8(ascii: "\"") {
-                        _ = try byte()
-                        field.append(b)
-                    } else {
-                        quoted = false
+    /// The next record into `record`; false at the end of the file.
+    mutating func next(into record: inout CSVRecord) throws(TraceError) -> Bool {
+        while true {
+            if pos >= buffer.count, !(try fill()) { return false }
+            if delimiter == 0 { delimiter = sniff() }
+            record.bytes.removeAll(keepingCapacity: true)
+            record.ranges.removeAll(keepingCapacity: true)
+            record.line = line
+            switch parse(into: &record) {
+            case .complete(let next, let newlines):
+                pos = next
+                line += newlines
+                return true
+            case .needMore:
+                if !(try fill()) {
+                    // The last record has no line end.
+                    if case .complete(let next, let newlines) = parse(into: &record, atEnd: true) {
+                        pos = next
+                        line += newlines
+                        return true
                     }
-                } else {
-                    if b == 0x0A { line += 1 }
-                    field.append(b)
+                    throw TraceError(.malformed, file: source.path, line: line, column: 1, reason: "a quoted field is not closed before the end of the file")
                 }
-                continue
-            }
-            if b == UInt8(ascii: "\"") && !fieldStarted {
-                quoted = true
-                fieldStarted = true
-            } else if b == delimiter {
-                fields.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
-                fieldStarted = false
-            } else if b == 0x0A {
-                line += 1
-                if field.last == 0x0D { field.removeLast() }
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRecord(fields: fields, line: startLine)
-            } else {
-                field.append(b)
-                fieldStarted = true
             }
         }
-        if quoted {
-            throw TraceError(.malformed, file: source.path, line: startLine, column: 1, reason: "a quoted field is not closed before the end of the file")
+    }
+
+    private enum Outcome {
+        case complete(next: Int, newlines: Int)
+        case needMore
+    }
+
+    /// Parses one record starting at `pos` from the buffer.
+    private func parse(into record: inout CSVRecord, atEnd: Bool = false) -> Outcome {
+        record.bytes.removeAll(keepingCapacity: true)
+        record.ranges.removeAll(keepingCapacity: true)
+        let delimiter = self.delimiter
+        return buffer.withUnsafeBufferPointer { b in
+            var i = pos
+            var newlines = 0
+            var fieldStart = 0
+            var quoted = false
+            var fieldStarted = false
+            while i < b.count {
+                let c = b[i]
+                if quoted {
+                    if c == UInt8(ascii: "\"") {
+                        if i + 1 >= b.count && !atEnd { return .needMore }
+                        if i + 1 < b.count && b[i + 1] == UInt8(ascii: "\"") {
+                            record.bytes.append(c)
+                            i += 2
+                            continue
+                        }
+                        quoted = false
+                    } else {
+                        if c == 0x0A { newlines += 1 }
+                        record.bytes.append(c)
+                    }
+                    i += 1
+                    continue
+                }
+                if c == delimiter {
+                    record.ranges.append(fieldStart..<record.bytes.count)
+                    fieldStart = record.bytes.count
+                    fieldStarted = false
+                } else if c == 0x0A {
+                    var end = record.bytes.count
+                    if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
+                    record.ranges.append(fieldStart..<end)
+                    return .complete(next: i + 1, newlines: newlines + 1)
+                } else if c == UInt8(ascii: "\"") && !fieldStarted {
+                    quoted = true
+                    fieldStarted = true
+                } else {
+                    // Unquoted run: copy up to the next delimiter, quote or line end at once.
+                    var j = i
+                    while j < b.count, b[j] != delimiter, b[j] != 0x0A, b[j] != UInt8(ascii: "\"") { j += 1 }
+                    record.bytes.append(contentsOf: b[i..<j])
+                    fieldStarted = true
+                    i = j
+                    continue
+                }
+                i += 1
+            }
+            guard atEnd, !quoted else { return .needMore }
+            var end = record.bytes.count
+            if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
+            record.ranges.append(fieldStart..<end)
+            return .complete(next: b.count, newlines: 0)
         }
-        if field.last == 0x0D { field.removeLast() }
-        fields.append(String(decoding: field, as: UTF8.self))
-        return CSVRecord(fields: fields, line: startLine)
     }
 
     /// The delimiter that splits the header line most: comma, semicolon or tab.
-    private func sniff() throws(TraceError) -> UInt8 {
-        var counts: [UInt8: Int] = [UInt8(ascii: ","): 0, UInt8(ascii: ";"): 0, 0x09: 0]
-        var i = index
+    private func sniff() -> UInt8 {
+        var counts: [(UInt8, Int)] = [(UInt8(ascii: ","), 0), (UInt8(ascii: ";"), 0), (0x09, 0)]
         var quoted = false
-        while i < chunk.count, chunk[i] != 0x0A {
-            let b = chunk[i]
+        for b in buffer[pos...] {
+            if b == 0x0A { break }
             if b == UInt8(ascii: "\"") { quoted.toggle() }
-            if !quoted, counts[b] != nil { counts[b, default: 0] += 1 }
-            i += 1
+            if !quoted, let k = counts.firstIndex(where: { $0.0 == b }) { counts[k].1 += 1 }
         }
-        let best = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
-        return best.map { $0.value > 0 ? $0.key : UInt8(ascii: ",") } ?? UInt8(ascii: ",")
+        let best = counts.max { $0.1 < $1.1 }
+        return best.map { $0.1 > 0 ? $0.0 : UInt8(ascii: ",") } ?? UInt8(ascii: ",")
     }
 }
