@@ -93,13 +93,11 @@ public struct GPXStream: TraceEventStream {
         let depth = path.count
         _ = path.popLast()
         let text = scanner.text
-        if var builder = point {
-            if depth == builder.depth {
-                point = nil
+        if let pointDepth = point?.depth {
+            if depth == pointDepth, let builder = point.take() {
                 finish(builder)
             } else {
-                builder.child(name, depth: depth, text: text)
-                point = builder
+                point?.child(name, depth: depth, text: text)
             }
             return
         }

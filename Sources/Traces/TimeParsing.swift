@@ -15,12 +15,13 @@ public enum ISO8601Time {
         return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }
     }
 
-    private static func parse(buffer b: UnsafeBufferPointer<UInt8>) -> Parsed? {
-        var i = 0, end = b.count
-        while i < end, isSpace(b[i]) { i += 1 }
-        while end > i, isSpace(b[end - 1]) { end -= 1 }
+    /// Reads fields left to right; a struct, not closures, so the hot path stays free of captured state.
+    private struct Cursor {
+        let b: UnsafeBufferPointer<UInt8>
+        var i: Int
+        var end: Int
 
-        func digits(_ n: Int) -> Int? {
+        mutating func digits(_ n: Int) -> Int? {
             guard end - i >= n else { return nil }
             var v = 0
             for _ in 0..<n {
@@ -31,10 +32,24 @@ public enum ISO8601Time {
             }
             return v
         }
-        func take(_ c: UInt8) -> Bool {
+
+        mutating func take(_ c: UInt8) -> Bool {
             guard i < end, b[i] == c else { return false }
             i += 1
             return true
+        }
+    }
+
+    private static func parse(buffer b: UnsafeBufferPointer<UInt8>) -> Parsed? {
+        var start = 0, end = b.count
+        while start < end, isSpace(b[start]) { start += 1 }
+        while end > start, isSpace(b[end - 1]) { end -= 1 }
+        var cursor = Cursor(b: b, i: start, end: end)
+        func digits(_ n: Int) -> Int? { cursor.digits(n) }
+        func take(_ c: UInt8) -> Bool { cursor.take(c) }
+        var i: Int {
+            get { cursor.i }
+            set { cursor.i = newValue }
         }
 
         guard let year = digits(4), take(UInt8(ascii: "-")), let month = digits(2), take(UInt8(ascii: "-")), let day = digits(2) else { return nil }
