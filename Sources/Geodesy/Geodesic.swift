@@ -35,7 +35,7 @@ public struct Geodesic: Sendable {
     public static let wgs84 = Geodesic(Ellipsoid.wgs84)
 
     public let ellipsoid: Ellipsoid
-    private let f1: Double, e2: Double, ep2: Double, n: Double, b: Double, etol2: Double
+    let f1: Double, e2: Double, ep2: Double, n: Double, b: Double, etol2: Double
     private let a3x: [Double]
     private let c3x: [Double]
 
@@ -43,7 +43,7 @@ public struct Geodesic: Sendable {
     private static let nC3x = (order * (order - 1)) / 2
     private static let maxit1 = 20
     private static let maxit2 = maxit1 + Double.significandBitCount + 1 + 10
-    private static let tiny = Double.leastNormalMagnitude.squareRoot()
+    static let tiny = Double.leastNormalMagnitude.squareRoot()
     private static let tol0 = Double.ulpOfOne
     private static let tol1 = 200 * tol0
     private static let tol2 = tol0.squareRoot()
@@ -84,14 +84,12 @@ public struct Geodesic: Sendable {
 
     /// Solves the direct problem: the point `distance` metres from `start` along azimuth `azimuth`.
     public func direct(from start: Coordinate, azimuth: Double, distance: Double) -> Direct {
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * (Self.order + 1)) { buffer in
-            genDirect(start, azimuth, distance, buffer)
-        }
+        GeodesicLine(self, start: start, azimuth: azimuth).position(at: distance)
     }
 
     // MARK: Series (GeographicLib's coefficient tables)
 
-    private static func sinCosSeries(_ sinp: Bool, _ sinx: Double, _ cosx: Double, _ c: UnsafeMutableBufferPointer<Double>) -> Double {
+    static func sinCosSeries(_ sinp: Bool, _ sinx: Double, _ cosx: Double, _ c: UnsafeMutableBufferPointer<Double>) -> Double {
         var k = c.count
         var n = k - (sinp ? 1 : 0)
         let ar = 2 * (cosx - sinx) * (cosx + sinx)
@@ -135,17 +133,17 @@ public struct Geodesic: Sendable {
     }
 
     private static let a1Coeff: [Double] = [1, 4, 64, 0, 256]
-    private static func a1m1f(_ eps: Double) -> Double {
+    static func a1m1f(_ eps: Double) -> Double {
         let m = order / 2
         let t = GeoMath.polyval(m, a1Coeff, 0, GeoMath.sq(eps)) / a1Coeff[m + 1]
         return (t + eps) / (1 - eps)
     }
 
-    private static let c1Coeff: [Double] = [-1, 6, -16, 32, -9, 64, -128, 2048, 9, -16, 768, 3, -5, 512, -7, 1280, -7, 2048]
-    private static let c1pCoeff: [Double] = [205, -432, 768, 1536, 4005, -4736, 3840, 12288, -225, 116, 384, -7173, 2695, 7680, 3467, 7680, 38081, 61440]
+    static let c1Coeff: [Double] = [-1, 6, -16, 32, -9, 64, -128, 2048, 9, -16, 768, 3, -5, 512, -7, 1280, -7, 2048]
+    static let c1pCoeff: [Double] = [205, -432, 768, 1536, 4005, -4736, 3840, 12288, -225, 116, 384, -7173, 2695, 7680, 3467, 7680, 38081, 61440]
     private static let c2Coeff: [Double] = [1, 2, 16, 32, 35, 64, 384, 2048, 15, 80, 768, 7, 35, 512, 63, 1280, 77, 2048]
 
-    private static func evenSeries(_ coeff: [Double], _ eps: Double, _ c: UnsafeMutableBufferPointer<Double>) {
+    static func evenSeries(_ coeff: [Double], _ eps: Double, _ c: UnsafeMutableBufferPointer<Double>) {
         let eps2 = GeoMath.sq(eps)
         var d = eps
         var o = 0
@@ -195,11 +193,11 @@ public struct Geodesic: Sendable {
         return out
     }
 
-    private func a3f(_ eps: Double) -> Double {
+    func a3f(_ eps: Double) -> Double {
         GeoMath.polyval(Self.order - 1, a3x, 0, eps)
     }
 
-    private func c3f(_ eps: Double, _ c: UnsafeMutableBufferPointer<Double>) {
+    func c3f(_ eps: Double, _ c: UnsafeMutableBufferPointer<Double>) {
         var mult = 1.0
         var o = 0
         for l in 1..<Self.order {
@@ -535,71 +533,5 @@ public struct Geodesic: Sendable {
         salp2 *= swapp * lonsign
         calp2 *= swapp * latsign
         return Inverse(distance: s12, azimuth1: GeoMath.atan2d(salp1, calp1), azimuth2: GeoMath.atan2d(salp2, calp2), arc: a12)
-    }
-
-    // MARK: Direct problem
-
-    private func genDirect(_ start: Coordinate, _ azi1: Double, _ s12: Double, _ buffer: UnsafeMutableBufferPointer<Double>) -> Direct {
-        let k = Self.order + 1
-        let c1a = UnsafeMutableBufferPointer(rebasing: buffer[0..<k])
-        let c1pa = UnsafeMutableBufferPointer(rebasing: buffer[k..<(2 * k)])
-        let c3a = UnsafeMutableBufferPointer(rebasing: buffer[(2 * k)..<(3 * k - 1)])
-        let f = ellipsoid.flattening
-        let lat1 = start.latitude, lon1 = start.longitude
-
-        let (salp1, calp1) = GeoMath.sincosd(GeoMath.angRound(azi1))
-        var (sbet1, cbet1) = GeoMath.sincosd(GeoMath.angRound(lat1))
-        sbet1 *= f1
-        (sbet1, cbet1) = GeoMath.norm(sbet1, cbet1)
-        cbet1 = max(Self.tiny, cbet1)
-        let salp0 = salp1 * cbet1
-        let calp0 = hypot(calp1, salp1 * sbet1)
-        let somg1 = salp0 * sbet1
-        let comg1 = sbet1 != 0 || calp1 != 0 ? cbet1 * calp1 : 1
-        let (ssig1, csig1) = GeoMath.norm(sbet1, comg1)
-        let k2 = GeoMath.sq(calp0) * ep2
-        let eps = k2 / (2 * (1 + (1 + k2).squareRoot()) + k2)
-
-        let a1m1 = Self.a1m1f(eps)
-        Self.evenSeries(Self.c1Coeff, eps, c1a)
-        let b11 = Self.sinCosSeries(true, ssig1, csig1, c1a)
-        let stau1 = ssig1 * cos(b11) + csig1 * sin(b11)
-        let ctau1 = csig1 * cos(b11) - ssig1 * sin(b11)
-        Self.evenSeries(Self.c1pCoeff, eps, c1pa)
-        c3f(eps, c3a)
-        let a3c = -f * salp0 * a3f(eps)
-        let b31 = Self.sinCosSeries(true, ssig1, csig1, c3a)
-
-        var tau12 = s12 / (b * (1 + a1m1))
-        if !tau12.isFinite { tau12 = .nan }
-        let s = sin(tau12), c = cos(tau12)
-        var b12 = -Self.sinCosSeries(true, stau1 * c + ctau1 * s, ctau1 * c - stau1 * s, c1pa)
-        var sig12 = tau12 - (b12 - b11)
-        var ssig12 = sin(sig12), csig12 = cos(sig12)
-        if abs(f) > 0.01 {
-            let ssig2 = ssig1 * csig12 + csig1 * ssig12
-            let csig2 = csig1 * csig12 - ssig1 * ssig12
-            b12 = Self.sinCosSeries(true, ssig2, csig2, c1a)
-            let serr = (1 + a1m1) * (sig12 + (b12 - b11)) - s12 / b
-            sig12 -= serr / (1 + k2 * GeoMath.sq(ssig2)).squareRoot()
-            ssig12 = sin(sig12)
-            csig12 = cos(sig12)
-        }
-        let ssig2 = ssig1 * csig12 + csig1 * ssig12
-        var csig2 = csig1 * csig12 - ssig1 * ssig12
-        let sbet2 = calp0 * ssig2
-        var cbet2 = hypot(salp0, calp0 * csig2)
-        if cbet2 == 0 {
-            cbet2 = Self.tiny
-            csig2 = Self.tiny
-        }
-        let salp2 = salp0, calp2 = calp0 * csig2
-        let somg2 = salp0 * ssig2, comg2 = csig2
-        let omg12 = atan2(somg2 * comg1 - comg2 * somg1, comg2 * comg1 + somg2 * somg1)
-        let lam12 = omg12 + a3c * (sig12 + (Self.sinCosSeries(true, ssig2, csig2, c3a) - b31))
-        let lon12 = lam12 * 180 / .pi
-        let lon2 = GeoMath.angNormalize(GeoMath.angNormalize(lon1) + GeoMath.angNormalize(lon12))
-        let lat2 = GeoMath.atan2d(sbet2, f1 * cbet2)
-        return Direct(coordinate: Coordinate(computedLatitude: lat2, longitude: lon2), azimuth2: GeoMath.atan2d(salp2, calp2))
     }
 }

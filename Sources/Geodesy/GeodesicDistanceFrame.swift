@@ -1,0 +1,61 @@
+import Foundation
+
+/// Fast geodesic distances from one reference point to many others.
+///
+/// With the target's Earth-centred (ECEF) position precomputed, the distance
+/// is `s = 2R·asin(c/2R)`: `c` is the straight chord between the points and
+/// `1/R = cos²α/M + sin²α/N` the Euler radius of curvature in the chord's
+/// direction `α` (from its east and north components), with `M`, `N` the
+/// WGS84 radii of curvature at the reference latitude. Up to
+/// ``exactRange`` (20 km) this agrees with Karney's geodesic within 1e-6 m
+/// (the test suite checks 20 000 random pairs; the observed error is about
+/// 3e-7 m); beyond it ``distance(to:)`` falls back to Karney's method.
+///
+/// A ranking that must be exact compares these distances and refines any
+/// pair closer than ``tolerance`` with Karney's method.
+public struct GeodesicDistanceFrame: Sendable {
+    /// Distances up to this many metres use the chord formula.
+    public static let exactRange = 20_000.0
+    /// The chord formula's error bound within ``exactRange``, metres.
+    public static let tolerance = 1e-6
+
+    public let origin: Coordinate
+    public let originECEF: SIMD3<Double>
+    private let east: SIMD3<Double>
+    private let north: SIMD3<Double>
+    private let inverseM: Double
+    private let inverseN: Double
+    private let geodesic: Geodesic
+
+    public init(origin: Coordinate, geodesic: Geodesic = .wgs84) {
+        self.origin = origin
+        self.geodesic = geodesic
+        let e = geodesic.ellipsoid
+        originECEF = e.ecef(origin)
+        let (sphi, cphi) = GeoMath.sincosd(origin.latitude)
+        let (slam, clam) = GeoMath.sincosd(origin.longitude)
+        east = SIMD3(-slam, clam, 0)
+        north = SIMD3(-sphi * clam, -sphi * slam, cphi)
+        inverseM = 1 / e.meridionalRadius(atLatitude: origin.latitude)
+        inverseN = 1 / e.primeVerticalRadius(atLatitude: origin.latitude)
+    }
+
+    /// Chord-formula distance to a point given by its ECEF position; valid within ``exactRange``.
+    @inline(__always)
+    public func chordDistance(toECEF p: SIMD3<Double>) -> Double {
+        let c = p - originECEF
+        let chord2 = (c * c).sum()
+        guard chord2 > 0 else { return 0 }
+        let ce = (c * east).sum(), cn = (c * north).sum()
+        let horizontal2 = ce * ce + cn * cn
+        let inverseR = horizontal2 > 0 ? (cn * cn * inverseM + ce * ce * inverseN) / horizontal2 : inverseM
+        let r = 1 / inverseR
+        return 2 * r * asin(min(1, chord2.squareRoot() * inverseR / 2))
+    }
+
+    /// Geodesic distance to `c`: the chord formula within ``exactRange``, Karney beyond.
+    public func distance(to c: Coordinate) -> Double {
+        let d = chordDistance(toECEF: geodesic.ellipsoid.ecef(c))
+        return d <= Self.exactRange ? d : geodesic.distance(origin, c)
+    }
+}
