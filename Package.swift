@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "Spatial", targets: ["Spatial"]),
         .library(name: "Traces", targets: ["Traces"]),
+        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,10 +28,11 @@ let package = Package(
         .target(name: "Geodesy", swiftSettings: strict),
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy"], swiftSettings: strict),
+        .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces",
+                "Geodesy", "Spatial", "Traces", "LocationSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,235 @@
+import Geodesy
+import Traces
+
+/// How a trace's fixes are laid out in time.
+public struct ReplayOptions: Equatable, Sendable {
+    /// Walking speed for fixes without times, metres per second.
+    public var walkingSpeed = 1.4
+    /// Start of a trace without any times: 2001-01-01T00:00:00Z (CoreLocation's reference date).
+    public var startTime = 978_307_200.0
+    /// Interpolation rate between recorded fixes, per second; 0 turns interpolation off.
+    public var rate = 1.0
+    /// Seconds from the trace's start to begin at.
+    public var seek = 0.0
+    /// How many times to play the trace; each loop starts one interpolation step after the last ended.
+    public var loops = 1
+    /// Legs longer than this many seconds are not filled in (a trace that
+    /// jumps days or years is not turned into millions of fixes).
+    public var maximumInterpolatedGap = 3600.0
+
+    public init() {}
+}
+
+/// A trace point with its replay time settled.
+struct TimelinePoint {
+    var coordinate: Coordinate
+    var time: Double
+    var elevation: Double?
+    var horizontalAccuracy: Double?
+    var verticalAccuracy: Double?
+    var speed: Double?
+    var course: Double?
+    var line: Int
+    var segment: Int
+}
+
+/// Where the walker truly is at one instant, before the sensor model.
+struct TrueFix {
+    var coordinate: Coordinate
+    var time: Double
+    var elevation: Double?
+    var horizontalAccuracy: Double?
+    var verticalAccuracy: Double?
+    var course: Double
+    var speed: Double
+    var line: Int?
+}
+
+/// The fixes of a trace in time order: recorded fixes at their own times,
+/// interpolated ones along the geodesic between them at the replay rate,
+/// never across a segment break.
+struct Timeline {
+    let points: [TimelinePoint]
+    let options: ReplayOptions
+    /// Notes on how times were settled (spread, walked, shifted segments).
+    let notes: [String]
+
+    var startTime: Double { points.first?.time ?? options.startTime }
+    var endTime: Double { points.last?.time ?? options.startTime }
+
+    init(trace: Trace, options: ReplayOptions, geodesic: Geodesic = .wgs84) {
+        self.options = options
+        var points: [TimelinePoint] = []
+        var notes: [String] = []
+        var knownTimes = 0
+        for (s, segment) in trace.replaySegments.enumerated() {
+            for fix in segment.fixes {
+                if fix.time != nil { knownTimes += 1 }
+                points.append(TimelinePoint(coordinate: fix.coordinate, time: fix.time ?? .nan, elevation: fix.elevation,
+                                            horizontalAccuracy: fix.horizontalAccuracy, verticalAccuracy: fix.verticalAccuracy,
+                                            speed: fix.speed, course: fix.course, line: fix.line, segment: s))
+            }
+        }
+        let speed = options.walkingSpeed > 0 ? options.walkingSpeed : 1.4
+        func walk(_ a: Int, _ b: Int) -> Double { geodesic.distance(points[a].coordinate, points[b].coordinate) / speed }
+        if knownTimes == 0, !points.isEmpty {
+            points[0].time = options.startTime
+            for i in points.indices.dropFirst() { points[i].time = points[i - 1].time + walk(i - 1, i) }
+            notes.append("the trace has no times: walked at \(speed) m/s from \(ISO8601Time.format(options.startTime))")
+        } else if knownTimes < points.count {
+            let known = points.indices.filter { !points[$0].time.isNaN }
+            if let first = known.first {
+                for i in stride(from: first - 1, through: 0, by: -1) { points[i].time = points[i + 1].time - walk(i, i + 1) }
+            }
+            if let last = known.last {
+                for i in (last + 1)..<points.count { points[i].time = points[i - 1].time + walk(i - 1, i) }
+            }
+            for (a, b) in zip(known, known.dropFirst()) where b > a + 1 {
+                // Spread the missing times in proportion to the distance walked.
+                var cumulative = [0.0]
+                for i in a..<b { cumulative.append(cumulative[cumulative.count - 1] + walk(i, i + 1)) }
+                let total = cumulative[cumulative.count - 1]
+                for i in (a + 1)..<b {
+                    let fraction = total > 0 ? cumulative[i - a] / total : Double(i - a) / Double(b - a)
+                    points[i].time = points[a].time + fraction * (points[b].time - points[a].time)
+                }
+            }
+            notes.append("\(points.count - knownTimes) of \(points.count) fixes had no time: spread between the known times")
+        }
+        // Segments play in file order; one that starts before the last ended is moved to follow it.
+        var i = 1
+        while i < points.count {
+            if points[i].segment != points[i - 1].segment, points[i].time < points[i - 1].time {
+                let shift = points[i - 1].time - points[i].time
+                let segment = points[i].segment
+                var j = i
+                while j < points.count, points[j].segment == segment {
+                    points[j].time += shift
+                    j += 1
+                }
+                notes.append("segment \(segment + 1) started before the previous one ended: moved \(shift) s later")
+            }
+            i += 1
+        }
+        self.points = points
+        self.notes = notes
+    }
+
+    var isEmpty: Bool { points.isEmpty }
+
+    /// Length of one loop, seconds, plus the step that separates loops.
+    var loopPeriod: Double {
+        (endTime - startTime) + (options.rate > 0 ? 1 / options.rate : 1)
+    }
+
+    func makeCursor(geodesic: Geodesic = .wgs84) -> Cursor {
+        Cursor(timeline: self, geodesic: geodesic)
+    }
+
+    /// Walks the timeline fix by fix without allocating.
+    struct Cursor {
+        private let timeline: Timeline
+        private let geodesic: Geodesic
+        private var loop = 0
+        private var index = 0
+        /// The leg from `index` to `index + 1`, when interpolating along it.
+        private var leg: GeodesicLine?
+        private var legDistance = 0.0
+        private var legDuration = 0.0
+        /// Course and speed on arrival at the next recorded fix (-1: unknown, a segment's first fix).
+        private var arrivalCourse = -1.0
+        private var arrivalSpeed = -1.0
+        private var step = 0
+        private var emittedRecorded = false
+        private let seekTime: Double
+
+        init(timeline: Timeline, geodesic: Geodesic) {
+            self.timeline = timeline
+            self.geodesic = geodesic
+            seekTime = timeline.startTime + max(0, timeline.options.seek)
+        }
+
+        mutating func next() -> TrueFix? {
+            while let fix = advance() {
+                if fix.time >= seekTime { return fix }
+            }
+            return nil
+        }
+
+        private mutating func advance() -> TrueFix? {
+            let points = timeline.points
+            while loop < max(1, timeline.options.loops) {
+                let offset = Double(loop) * timeline.loopPeriod
+                if index >= points.count {
+                    loop += 1
+                    index = 0
+                    emittedRecorded = false
+                    leg = nil
+                    arrivalCourse = -1
+                    arrivalSpeed = -1
+                    continue
+                }
+                let p = points[index]
+                if !emittedRecorded {
+                    emittedRecorded = true
+                    var fix = TrueFix(coordinate: p.coordinate, time: p.time + offset, elevation: p.elevation,
+                                      horizontalAccuracy: p.horizontalAccuracy, verticalAccuracy: p.verticalAccuracy,
+                                      course: arrivalCourse, speed: arrivalSpeed, line: p.line)
+                    prepareLeg()
+                    if let s = p.speed, s >= 0 { fix.speed = s }
+                    if let c = p.course, c >= 0 { fix.course = c }
+                    return fix
+                }
+                if let line = leg {
+                    step += 1
+                    let dt = Double(step) / timeline.options.rate
+                    if dt < legDuration - 1e-9 {
+                        let q = points[index + 1]
+                        let fraction = dt / legDuration
+                        let position = line.position(at: legDistance * fraction)
+                        func mix(_ a: Double?, _ b: Double?) -> Double? {
+                            guard let a, let b else { return nil }
+                            return a + (b - a) * fraction
+                        }
+                        return TrueFix(coordinate: position.coordinate, time: p.time + dt + offset, elevation: mix(p.elevation, q.elevation),
+                                       horizontalAccuracy: mix(p.horizontalAccuracy, q.horizontalAccuracy),
+                                       verticalAccuracy: mix(p.verticalAccuracy, q.verticalAccuracy),
+                                       course: legDistance > 0.01 ? Self.course(position.azimuth2) : -1,
+                                       speed: legDistance > 0.01 ? legDistance / legDuration : 0, line: nil)
+                    }
+                }
+                index += 1
+                emittedRecorded = false
+                leg = nil
+            }
+            return nil
+        }
+
+        /// Measures the leg from `index` to the next point of the same segment:
+        /// the course and speed on arriving there, and the line to interpolate along.
+        private mutating func prepareLeg() {
+            leg = nil
+            step = 0
+            arrivalCourse = -1
+            arrivalSpeed = -1
+            let points = timeline.points
+            guard index + 1 < points.count else { return }
+            let p = points[index], q = points[index + 1]
+            guard p.segment == q.segment else { return }
+            let inverse = geodesic.inverse(p.coordinate, q.coordinate)
+            let duration = q.time - p.time
+            let moving = inverse.distance > 0.01
+            arrivalCourse = moving ? Self.course(inverse.azimuth2) : -1
+            arrivalSpeed = duration > 0 ? (moving ? inverse.distance / duration : 0) : -1
+            guard timeline.options.rate > 0, duration > 1 / timeline.options.rate, duration <= timeline.options.maximumInterpolatedGap else { return }
+            legDistance = inverse.distance
+            legDuration = duration
+            leg = GeodesicLine(geodesic, start: p.coordinate, azimuth: inverse.azimuth1)
+        }
+
+        /// Azimuth in [0, 360), as CoreLocation reports course.
+        private static func course(_ azimuth: Double) -> Double {
+            azimuth < 0 ? azimuth + 360 : azimuth
+        }
+    }
+}
