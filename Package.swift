@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Spatial", targets: ["Spatial"]),
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "Proximity", targets: ["Proximity"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,10 +30,11 @@ let package = Package(
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
+        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces", "LocationSimulation",
+                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "SpatialTests", dependencies: ["Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
     ]
 )

@@ -12,7 +12,7 @@ func peakResidentBytes() -> Int? {
 
 /// Writes `count` generated lines through a small buffer, so the generator itself stays small.
 func writeGenerated(to path: String, header: String, footer: String, count: Int, line: (Int) -> String) throws {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? handle.close() }
     var chunk = header

@@ -1,0 +1,220 @@
+import Foundation
+import Geodesy
+import Traces
+
+/// A place to rank: a coffee house, a lecture theatre.
+public struct Place: Hashable, Sendable, Identifiable {
+    public var id: String
+    public var name: String
+    /// The comment shown under the name (CoffeeShop13's `comments`).
+    public var subtitle: String?
+    public var coordinate: Coordinate
+    public var group: String
+
+    public init(id: String, name: String, subtitle: String? = nil, coordinate: Coordinate, group: String) {
+        self.id = id
+        self.name = name
+        self.subtitle = subtitle
+        self.coordinate = coordinate
+        self.group = group
+    }
+}
+
+/// A place entry that could not be loaded, and why.
+public struct PlaceRejection: Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// Where in the file: `group liverpool entry 3`, `line 7`.
+    public var entry: String
+    public var reason: String
+
+    public var description: String { "\(file): \(entry): \(reason)" }
+}
+
+/// A file that cannot be read as places at all.
+public struct PlaceFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var reason: String
+    /// The file is missing or unreadable (rather than malformed).
+    public var unreadable: Bool
+
+    public var description: String { "\(file): \(reason)" }
+}
+
+/// Places loaded from files, with the groups in the order they appeared.
+public struct PlaceSet: Equatable, Sendable {
+    public var places: [Place] = []
+    public var groups: [String] = []
+    public var rejected: [PlaceRejection] = []
+
+    public init(places: [Place] = [], groups: [String] = [], rejected: [PlaceRejection] = []) {
+        self.places = places
+        self.groups = groups
+        self.rejected = rejected
+    }
+
+    public mutating func merge(_ other: PlaceSet) {
+        places += other.places
+        for g in other.groups where !groups.contains(g) { groups.append(g) }
+        rejected += other.rejected
+    }
+
+    public func places(inGroups names: [String]) -> [Place] {
+        names.isEmpty ? places : places.filter { names.contains($0.group) }
+    }
+
+    /// Loads places from the CoffeeShop13 property list, JSON or CSV, by extension
+    /// (`.plist`, `.json`, `.csv`), as ../shared/CLI.md defines them.
+    public static func load(_ path: String) throws(PlaceFileError) -> PlaceSet {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw PlaceFileError(file: path, reason: isDirectory.boolValue ? "is a directory" : "no such file", unreadable: true)
+        }
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        switch (path as NSString).pathExtension.lowercased() {
+        case "plist":
+            return try loadPropertyList(path)
+        case "csv":
+            return try loadCSV(path, defaultGroup: stem)
+        default:
+            return try loadJSON(path, defaultGroup: stem)
+        }
+    }
+
+    private static func contents(_ path: String) throws(PlaceFileError) -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PlaceFileError(file: path, reason: "cannot be read", unreadable: true)
+        }
+        return data
+    }
+
+    /// The CoffeeShop13 list as it shipped: an array of two unlabelled groups,
+    /// Liverpool then Cupertino; each entry `name`, `comments`, `latitude`, `longitude`.
+    static func loadPropertyList(_ path: String) throws(PlaceFileError) -> PlaceSet {
+        let data = try contents(path)
+        let root: Any
+        do {
+            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw PlaceFileError(file: path, reason: "not a property list: \(error.localizedDescription)", unreadable: false)
+        }
+        guard let groups = root as? [Any] else {
+            throw PlaceFileError(file: path, reason: "the property list is not an array of groups", unreadable: false)
+        }
+        let names = ["liverpool", "cupertino"]
+        var set = PlaceSet()
+        for (g, group) in groups.enumerated() {
+            let groupName = g < names.count ? names[g] : "group-\(g)"
+            set.groups.append(groupName)
+            guard let entries = group as? [Any] else {
+                set.rejected.append(PlaceRejection(file: path, entry: "group \(groupName)", reason: "is not an array of places"))
+                continue
+            }
+            for (i, entry) in entries.enumerated() {
+                let label = "group \(groupName) entry \(i)"
+                switch place(entry as? [String: Any], defaultID: "\(groupName)-\(i)", group: groupName, subtitleKeys: ["comments", "subtitle"]) {
+                case .success(let p): set.places.append(p)
+                case .failure(let reason): set.rejected.append(PlaceRejection(file: path, entry: label, reason: reason.message))
+                }
+            }
+        }
+        return set
+    }
+
+    static func loadJSON(_ path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
+        let data = try contents(path)
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw PlaceFileError(file: path, reason: "not JSON: \(error.localizedDescription)", unreadable: false)
+        }
+        var set = PlaceSet()
+        var indexInGroup: [String: Int] = [:]
+        func add(_ entry: Any, label: String, group explicitGroup: String?) {
+            let dict = entry as? [String: Any]
+            let group = explicitGroup ?? (dict?["group"] as? String) ?? defaultGroup
+            let index = indexInGroup[group, default: 0]
+            indexInGroup[group] = index + 1
+            if !set.groups.contains(group) { set.groups.append(group) }
+            switch place(dict, defaultID: "\(group)-\(index)", group: group, subtitleKeys: ["subtitle", "comments"]) {
+            case .success(let p): set.places.append(p)
+            case .failure(let reason): set.rejected.append(PlaceRejection(file: path, entry: label, reason: reason.message))
+            }
+        }
+        if let array = root as? [Any] {
+            for (i, entry) in array.enumerated() { add(entry, label: "entry \(i)", group: nil) }
+        } else if let object = root as? [String: Any], let groups = object["groups"] as? [String: Any] {
+            for name in groups.keys.sorted() {
+                guard let entries = groups[name] as? [Any] else {
+                    set.rejected.append(PlaceRejection(file: path, entry: "group \(name)", reason: "is not an array of places"))
+                    continue
+                }
+                for (i, entry) in entries.enumerated() { add(entry, label: "group \(name) entry \(i)", group: name) }
+            }
+        } else {
+            throw PlaceFileError(file: path, reason: "expected an array of places or {\"groups\": {NAME: [...]}}", unreadable: false)
+        }
+        return set
+    }
+
+    static func loadCSV(_ path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
+        let table: CSVTable
+        do {
+            table = try CSVTable.read(path)
+        } catch {
+            throw PlaceFileError(file: path, reason: error.reason, unreadable: error.kind == .unreadable)
+        }
+        let header = table.header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard header.contains("name"), header.contains("latitude"), header.contains("longitude") else {
+            throw PlaceFileError(file: path, reason: "the header must name name, latitude and longitude (and may name id, subtitle, group)", unreadable: false)
+        }
+        var set = PlaceSet()
+        var indexInGroup: [String: Int] = [:]
+        for row in table.rows {
+            var dict: [String: Any] = [:]
+            for (k, key) in header.enumerated() where k < row.fields.count && !row.fields[k].isEmpty {
+                dict[key] = key == "latitude" || key == "longitude" ? (Double(row.fields[k].trimmingCharacters(in: .whitespaces)) ?? row.fields[k]) as Any : row.fields[k]
+            }
+            let group = (dict["group"] as? String) ?? defaultGroup
+            let index = indexInGroup[group, default: 0]
+            indexInGroup[group] = index + 1
+            if !set.groups.contains(group) { set.groups.append(group) }
+            switch place(dict, defaultID: "\(group)-\(index)", group: group, subtitleKeys: ["subtitle"]) {
+            case .success(let p): set.places.append(p)
+            case .failure(let reason): set.rejected.append(PlaceRejection(file: path, entry: "line \(row.line)", reason: reason.message))
+            }
+        }
+        return set
+    }
+
+    struct Reason: Error {
+        let message: String
+    }
+
+    private static func place(_ dict: [String: Any]?, defaultID: String, group: String, subtitleKeys: [String]) -> Result<Place, Reason> {
+        guard let dict else { return .failure(Reason(message: "is not an object with name, latitude and longitude")) }
+        guard let name = dict["name"] as? String, !name.isEmpty else { return .failure(Reason(message: "has no name")) }
+        guard let lat = number(dict["latitude"]) else { return .failure(Reason(message: "\(name): latitude \(describe(dict["latitude"])) is not a number")) }
+        guard let lon = number(dict["longitude"]) else { return .failure(Reason(message: "\(name): longitude \(describe(dict["longitude"])) is not a number")) }
+        let coordinate: Coordinate
+        do {
+            coordinate = try Coordinate(latitude: lat, longitude: lon)
+        } catch {
+            return .failure(Reason(message: "\(name): \(error.description)"))
+        }
+        let subtitle = subtitleKeys.lazy.compactMap { dict[$0] as? String }.first
+        let id = (dict["id"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? (dict["id"] as? NSNumber).map { "\($0)" } ?? defaultID
+        return .success(Place(id: id, name: name, subtitle: subtitle, coordinate: coordinate, group: group))
+    }
+
+    private static func number(_ value: Any?) -> Double? {
+        if let n = value as? NSNumber, !(value is Bool) { return n.doubleValue.isFinite ? n.doubleValue : nil }
+        if let d = value as? Double { return d.isFinite ? d : nil }
+        return nil
+    }
+
+    private static func describe(_ value: Any?) -> String {
+        guard let value else { return "(missing)" }
+        return "\"\(value)\""
+    }
+}

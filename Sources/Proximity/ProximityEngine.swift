@@ -1,0 +1,187 @@
+import Foundation
+import Geodesy
+
+/// How the list is sorted.
+public enum SortMode: String, Sendable, CaseIterable {
+    /// Nearest first (the default).
+    case distance
+    /// Alphabetical by name (Unicode scalar order), then id.
+    case name
+}
+
+/// A row move as a table view's batch update takes it: `from` an index in the
+/// previous order, `to` an index in the new one.
+public struct RowMove: Equatable, Hashable, Sendable {
+    public var from: Int
+    public var to: Int
+
+    public init(from: Int, to: Int) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// What one delivered location did to the sorted list.
+public struct RankingUpdate: Equatable, Sendable {
+    /// Place ids, first row first.
+    public var order: [String]
+    public var names: [String]
+    /// Geodesic distances in metres, in `order`.
+    public var distances: [Double]
+    /// "85 m", "1.2 km": as a table cell shows them.
+    public var displayDistances: [String]
+    /// Whether `order` differs from the previous update's (always true for the first).
+    public var changed: Bool
+    /// The fewest row moves that turn the previous order into this one
+    /// (places not listed keep their relative order).
+    public var moves: [RowMove]
+    /// Ids that joined the list, and ids that left it, since the previous update.
+    public var inserted: [String]
+    public var deleted: [String]
+    /// The nearest place's id (whatever the sort mode), nil for an empty list.
+    public var nearest: String?
+    /// The nearest place's distance in metres.
+    public var nearestDistance: Double?
+}
+
+/// Recomputes and re-sorts distances to a set of places on every update.
+///
+/// Order (the command-line contract): ascending WGS84 geodesic distance
+/// rounded to the whole millimetre, then name in Unicode scalar order, then
+/// id, so every machine and run agree. Distances come from the chord formula
+/// (``GeodesicDistanceFrame``, within 1e-6 m of Karney's geodesic up to 20 km,
+/// Karney's method beyond); a distance within that tolerance of a half
+/// millimetre, where rounding could go either way, is recomputed with
+/// Karney's method, so the order is exactly the geodesic one.
+public struct ProximityEngine {
+    public private(set) var places: [Place]
+    public var sortMode: SortMode
+    /// Places farther than this (metres) leave the list.
+    public var maximumRadius: Double?
+    /// Only places for which this is true are listed.
+    public var predicate: ((Place) -> Bool)?
+
+    private var ecef: [SIMD3<Double>]
+    private var nameRank: [Int32]
+    private var idRank: [Int32]
+    private var distances: [Double]
+    private var millimetres: [Int64]
+    private var order: [Int] = []
+    private var previousIDs: [String] = []
+    private var isFirst = true
+    private var scratch: [Int] = []
+    private let geodesic: Geodesic
+
+    public init(places: [Place], sortMode: SortMode = .distance, geodesic: Geodesic = .wgs84) {
+        self.places = places
+        self.sortMode = sortMode
+        self.geodesic = geodesic
+        ecef = []
+        nameRank = []
+        idRank = []
+        distances = []
+        millimetres = []
+        rebuildIndex()
+    }
+
+    /// Replaces the set of places; the next update reports what was inserted and deleted.
+    public mutating func setPlaces(_ newPlaces: [Place]) {
+        places = newPlaces
+        rebuildIndex()
+        order = []
+    }
+
+    private mutating func rebuildIndex() {
+        ecef = places.map { geodesic.ellipsoid.ecef($0.coordinate) }
+        nameRank = Self.ranks(places.map(\.name))
+        idRank = Self.ranks(places.map(\.id))
+        distances = Array(repeating: 0, count: places.count)
+        millimetres = Array(repeating: 0, count: places.count)
+    }
+
+    /// Ranks of strings in Unicode scalar order (equal strings share a rank).
+    static func ranks(_ strings: [String]) -> [Int32] {
+        let sorted = strings.indices.sorted { scalarLess(strings[$0], strings[$1]) }
+        var ranks = [Int32](repeating: 0, count: strings.count)
+        var rank: Int32 = 0
+        for (k, i) in sorted.enumerated() {
+            if k > 0, scalarLess(strings[sorted[k - 1]], strings[i]) { rank += 1 }
+            ranks[i] = rank
+        }
+        return ranks
+    }
+
+    /// Lexicographic order of Unicode scalar values (not Swift's canonical string order).
+    public static func scalarLess(_ a: String, _ b: String) -> Bool {
+        a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) { $0.value < $1.value }
+    }
+
+    /// The list as it stands for a walker at `coordinate`.
+    public mutating func update(from coordinate: Coordinate) -> RankingUpdate {
+        let frame = GeodesicDistanceFrame(origin: coordinate, geodesic: geodesic)
+        var active: [Int] = []
+        active.reserveCapacity(places.count)
+        for i in places.indices {
+            var d = frame.chordDistance(toECEF: ecef[i])
+            if d > GeodesicDistanceFrame.exactRange {
+                d = geodesic.distance(coordinate, places[i].coordinate)
+            } else {
+                let scaled = d * 1000
+                let fraction = scaled - scaled.rounded(.down)
+                if abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
+                    d = geodesic.distance(coordinate, places[i].coordinate)
+                }
+            }
+            distances[i] = d
+            millimetres[i] = Int64((d * 1000).rounded())
+            if let r = maximumRadius, d > r { continue }
+            if let predicate, !predicate(places[i]) { continue }
+            active.append(i)
+        }
+        // Start from the previous order (kept places first, in their order): the
+        // standard library's sort is fast on nearly sorted input.
+        let activeSet = Set(active)
+        var candidate = order.filter { activeSet.contains($0) }
+        let kept = Set(candidate)
+        candidate += active.filter { !kept.contains($0) }
+        switch sortMode {
+        case .distance:
+            candidate.sort { a, b in
+                if millimetres[a] != millimetres[b] { return millimetres[a] < millimetres[b] }
+                if nameRank[a] != nameRank[b] { return nameRank[a] < nameRank[b] }
+                return idRank[a] < idRank[b]
+            }
+        case .name:
+            candidate.sort { a, b in nameRank[a] != nameRank[b] ? nameRank[a] < nameRank[b] : idRank[a] < idRank[b] }
+        }
+        let ids = candidate.map { places[$0].id }
+        let nearestIndex = active.min { a, b in
+            millimetres[a] != millimetres[b] ? millimetres[a] < millimetres[b]
+                : (nameRank[a] != nameRank[b] ? nameRank[a] < nameRank[b] : idRank[a] < idRank[b])
+        }
+        let diff = RowDiff(previous: previousIDs, current: ids)
+        let update = RankingUpdate(
+            order: ids,
+            names: candidate.map { places[$0].name },
+            distances: candidate.map { distances[$0] },
+            displayDistances: candidate.map { Self.display(distances[$0]) },
+            changed: isFirst || ids != previousIDs,
+            moves: isFirst ? [] : diff.moves,
+            inserted: isFirst ? ids : diff.inserted,
+            deleted: isFirst ? [] : diff.deleted,
+            nearest: nearestIndex.map { places[$0].id },
+            nearestDistance: nearestIndex.map { distances[$0] }
+        )
+        isFirst = false
+        order = candidate
+        previousIDs = ids
+        return update
+    }
+
+    /// A distance as a table cell shows it: "85 m" under a kilometre, "1.2 km" under 100 km, "123 km" beyond.
+    public static func display(_ metres: Double) -> String {
+        if metres < 999.5 { return "\(Int(metres.rounded())) m" }
+        if metres < 99_950 { return String(format: "%.1f km", metres / 1000) }
+        return "\(Int((metres / 1000).rounded())) km"
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import Proximity
+
+func temporary(_ text: String, name: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-places-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let p = dir.appendingPathComponent(name).path
+    try Data(text.utf8).write(to: URL(fileURLWithPath: p))
+    return p
+}
+
+@Suite("Place loaders")
+struct PlaceLoaderTests {
+    @Test("the CoffeeShop13 property list loads as it shipped")
+    func plist() throws {
+        let set = try PlaceSet.load(path("Fixtures/CityCycleRideLocations.plist"))
+        #expect(set.groups == ["liverpool", "cupertino"])
+        #expect(set.places.filter { $0.group == "liverpool" }.count == 15)
+        #expect(set.places.filter { $0.group == "cupertino" }.count == 24)
+        #expect(set.rejected.isEmpty)
+        let leaf = try #require(set.places.first { $0.id == "liverpool-4" })
+        #expect(leaf.name == "Leaf" && leaf.subtitle == "Fantastic Tea, but the coffee is also good")
+        #expect(leaf.coordinate.latitude == 53.403198 && leaf.coordinate.longitude == -2.978942)
+        #expect(set.places.contains { $0.group == "cupertino" && ($0.subtitle ?? "").contains("\n") }, "comments with newlines survive")
+    }
+
+    @Test("JSON: an array with groups, or {groups: {...}}; missing ids and groups are filled in")
+    func json() throws {
+        let a = try temporary(#"[{"name": "A", "latitude": 53.4, "longitude": -2.9}, {"id": "x", "name": "B", "latitude": 53.41, "longitude": -2.91, "group": "g"}]"#, name: "cafes.json")
+        let set = try PlaceSet.load(a)
+        #expect(set.places.map(\.id) == ["cafes-0", "x"])
+        #expect(set.places.map(\.group) == ["cafes", "g"])
+        let b = try temporary(#"{"groups": {"north": [{"name": "N", "latitude": 53.5, "longitude": -2.9}], "south": [{"name": "S", "latitude": 53.3, "longitude": -2.9}]}}"#, name: "g.json")
+        let grouped = try PlaceSet.load(b)
+        #expect(grouped.places.map(\.id) == ["north-0", "south-0"])
+        let theatres = try PlaceSet.load(path("Fixtures/lecture-theatres.json"))
+        #expect(theatres.groups == ["lecture-theatres"] && theatres.places.count >= 8)
+    }
+
+    @Test("CSV with the contract's header; id, subtitle and group may be absent")
+    func csv() throws {
+        let p = try temporary("name,latitude,longitude\nLeaf,53.403198,-2.978942\n\"Tabac, Bold St\",53.401892,-2.97628\n", name: "bold.csv")
+        let set = try PlaceSet.load(p)
+        #expect(set.places.map(\.id) == ["bold-0", "bold-1"])
+        #expect(set.places[1].name == "Tabac, Bold St")
+    }
+
+    @Test("bad entries are rejected with file, entry and reason; the rest load")
+    func rejections() throws {
+        let p = try temporary(#"[{"name": "Good", "latitude": 53.4, "longitude": -2.9}, {"name": "NoLat", "longitude": -2.9}, {"name": "Far", "latitude": 91.38, "longitude": 0}, {"latitude": 1, "longitude": 2}, "text", {"name": "Str", "latitude": "undefined", "longitude": 1}]"#, name: "bad.json")
+        let set = try PlaceSet.load(p)
+        #expect(set.places.map(\.name) == ["Good"])
+        #expect(set.rejected.map(\.entry) == ["entry 1", "entry 2", "entry 3", "entry 4", "entry 5"])
+        #expect(set.rejected[0].reason == "NoLat: latitude (missing) is not a number")
+        #expect(set.rejected[1].reason == "Far: latitude 91.38 is outside [-90, 90]")
+        #expect(set.rejected[4].reason == "Str: latitude \"undefined\" is not a number")
+        #expect(set.rejected.allSatisfy { $0.file == p })
+        let csv = try temporary("name,latitude,longitude\nA,53.4,-2.9\nB,,-2.9\nC,nan,1\n", name: "c.csv")
+        let c = try PlaceSet.load(csv)
+        #expect(c.places.count == 1 && c.rejected.map(\.entry) == ["line 3", "line 4"])
+    }
+
+    @Test("missing and malformed files are errors")
+    func fileErrors() throws {
+        #expect(throws: PlaceFileError.self) { try PlaceSet.load("/nonexistent/places.json") }
+        let p = try temporary("{not json", name: "x.json")
+        do {
+            _ = try PlaceSet.load(p)
+            Issue.record("accepted")
+        } catch {
+            #expect(!error.unreadable && error.reason.hasPrefix("not JSON"))
+        }
+    }
+}
