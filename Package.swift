@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "Proximity", targets: ["Proximity"]),
+        .library(name: "Map", targets: ["Map"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,10 +32,11 @@ let package = Package(
         .target(name: "Traces", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
+        .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity",
+                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
+        .testTarget(name: "MapTests", dependencies: ["Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
     ]
 )

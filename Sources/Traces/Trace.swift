@@ -127,3 +127,19 @@ public struct Trace: Equatable, Sendable {
         return waypoints.isEmpty ? [] : [Segment(fixes: waypoints)]
     }
 }
+
+extension Rejection {
+    /// A short, stable name for the kind of problem, for counting rejections
+    /// (`summary.rejected` in the command line's JSON Lines).
+    public var category: String {
+        let r = reason
+        if r.contains("is before the previous") { return "time-backwards" }
+        if r.hasPrefix("time") { return "bad-time" }
+        if r.contains("outside [") { return "out-of-range" }
+        if r.contains("not a finite number") { return "not-finite" }
+        if r.hasPrefix("latitude") || r.hasPrefix("longitude") || r.contains("no lat") || r.contains("no lon") || r.contains("fields; no") {
+            return r.contains("is empty") || r.contains("no lat") || r.contains("no lon") || r.contains("fields; no") ? "missing-coordinate" : "bad-coordinate"
+        }
+        return "bad-value"
+    }
+}

@@ -10,7 +10,7 @@ enum StrollExit {
 }
 
 @main
-struct Stroll: ParsableCommand {
+struct Stroll: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stroll",
         abstract: "Replay walks as CoreLocation would deliver them, and watch places re-sort.",
@@ -23,6 +23,7 @@ struct Stroll: ParsableCommand {
         Exit codes: 0 ok, 1 a check failed, 64 usage, 65 bad input data, \
         66 missing or unreadable input, 70 internal error.
         """,
-        subcommands: [GeodesicCommand.self, TraceCommand.self]
+        subcommands: [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self],
+        defaultSubcommand: ReplayCommand.self
     )
 }

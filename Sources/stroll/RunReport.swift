@@ -1,0 +1,71 @@
+import Foundation
+import Geodesy
+import LocationSimulation
+import Proximity
+import Traces
+
+/// What a replay produced, kept for the file outputs (GeoJSON, GPX).
+struct RunReport {
+    let trace: Trace
+    var delivered: [(location: Location, t: Double)] = []
+    var rankings: [String: RankingUpdate] = [:]
+    var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
+    var selected: String?
+
+    init(trace: Trace) {
+        self.trace = trace
+    }
+
+    /// A FeatureCollection: the trace, the delivered fixes, the places with their final rank, and where the nearest place changed.
+    func geoJSON(places: [Place]) -> JSON {
+        func point(_ c: Coordinate) -> JSON {
+            .object([("type", .string("Point")), ("coordinates", .array([.number(c.longitude), .number(c.latitude)]))])
+        }
+        var features: [JSON] = []
+        for (k, segment) in trace.replaySegments.enumerated() where segment.fixes.count >= 2 {
+            features.append(.object([
+                ("type", .string("Feature")),
+                ("geometry", .object([("type", .string("LineString")),
+                                      ("coordinates", .array(segment.fixes.map { .array([.number($0.coordinate.longitude), .number($0.coordinate.latitude)]) }))])),
+                ("properties", .object([("kind", .string("trace")), ("segment", .int(k)), ("name", .optional(trace.name))])),
+            ]))
+        }
+        for (l, t) in delivered {
+            features.append(.object([
+                ("type", .string("Feature")), ("geometry", point(l.coordinate)),
+                ("properties", .object([("kind", .string("fix")), ("t", .number(t)), ("timestamp", .string(ISO8601Time.format(l.timestamp))),
+                                        ("horizontalAccuracy", .number(l.horizontalAccuracy)), ("course", .number(l.course)), ("speed", .number(l.speed))])),
+            ]))
+        }
+        for p in places {
+            let ranking = rankings[p.group]
+            let rank = ranking?.order.firstIndex(of: p.id)
+            features.append(.object([
+                ("type", .string("Feature")), ("geometry", point(p.coordinate)),
+                ("properties", .object([("kind", .string("place")), ("id", .string(p.id)), ("name", .string(p.name)), ("subtitle", .optional(p.subtitle)),
+                                        ("group", .string(p.group)), ("rank", rank.map { .int($0 + 1) } ?? .null),
+                                        ("distance", rank.flatMap { ranking?.distances[$0] }.map { .number($0) } ?? .null),
+                                        ("selected", .bool(p.id == selected))])),
+            ]))
+        }
+        for change in nearestChanges {
+            features.append(.object([
+                ("type", .string("Feature")), ("geometry", point(change.at)),
+                ("properties", .object([("kind", .string("nearest-change")), ("group", .string(change.group)), ("nearest", .string(change.id)),
+                                        ("name", .string(change.name)), ("t", .number(change.t))])),
+            ]))
+        }
+        return .object([("type", .string("FeatureCollection")), ("features", .array(features))])
+    }
+
+    /// The delivered fixes as a one-segment trace.
+    func deliveredTrace() -> Trace {
+        let fixes = delivered.map { l, _ in
+            Fix(coordinate: l.coordinate, time: l.timestamp, elevation: l.verticalAccuracy > 0 ? l.altitude : nil,
+                horizontalAccuracy: l.horizontalAccuracy, verticalAccuracy: l.verticalAccuracy > 0 ? l.verticalAccuracy : nil,
+                speed: l.speed >= 0 ? l.speed : nil, course: l.course >= 0 ? l.course : nil)
+        }
+        return Trace(format: .gpx, name: "Delivered fixes: \(trace.name ?? "replay")",
+                     description: "The fixes Stroll's simulated location manager delivered", tracks: [Track(name: trace.name, segments: [Segment(fixes: fixes)])])
+    }
+}
