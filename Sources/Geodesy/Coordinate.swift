@@ -37,7 +37,7 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
 
     /// For values Stroll computed itself: the latitude is clamped to [-90, 90]
     /// and the longitude normalised to [-180, 180].
-    init(computedLatitude latitude: Double, longitude: Double) {
+    public init(computedLatitude latitude: Double, longitude: Double) {
         self.latitude = min(90, max(-90, latitude))
         self.longitude = normalizedLongitude(longitude)
     }

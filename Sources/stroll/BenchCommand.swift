@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import Geodesy
+import LocationSimulation
+import Proximity
+import Traces
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Per-update latency of proximity re-sorting, from 10 places to millions.",
+        discussion: """
+        Places are spread uniformly (seeded) over 6 km x 6 km around 53.4055, -2.9660. \
+        A walk is replayed with the 25 m distance filter, back and forth as needed, for \
+        at least 1000 delivered updates; each update computes, by variant:
+          full            the exact order of all places and the distances of the first 20
+          full-distances  that, and every distance
+          moves           the minimal row moves between consecutive full orders
+          topk            the --k nearest in exact order with distances
+          region          the places inside a --region-span square centred on the walker
+        Orders are the exact WGS84 geodesic order of the command-line contract.
+
+        Examples:
+          stroll bench --places 100000 --variant topk
+          stroll bench --places 1000 --json --dump-places places.csv
+        """
+    )
+
+    @Option(name: .customLong("places"), help: "How many places.")
+    var count: Int = 1000
+
+    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region"))
+    var variant: String = "full"
+
+    @Option(help: "How many nearest places for topk.")
+    var k: Int = 20
+
+    @Option(name: .customLong("region-span"), help: ArgumentHelp("Side of the region square for region, metres.", valueName: "METRES"))
+    var regionSpan: Double = 1000
+
+    @Option(help: ArgumentHelp("The walk (default: the bundled Lime Street to campus walk).", valueName: "FILE"))
+    var trace: String?
+
+    @Option(help: "Seed for the places.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "One JSON object: variant, places, updates, p50_us, p99_us, mean_us, updates_per_s, build_ms.")
+    var json = false
+
+    @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
+    var dumpPlaces: String?
+
+    func validate() throws {
+        guard ["full", "full-distances", "moves", "topk", "region"].contains(variant) else {
+            throw ValidationError("--variant must be full, full-distances, moves, topk or region")
+        }
+        guard count >= 1 else { throw ValidationError("--places must be at least 1") }
+        guard k >= 1 else { throw ValidationError("--k must be at least 1") }
+        guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0") }
+    }
+
+    static let centre = (latitude: 53.4055, longitude: -2.9660)
+
+    /// The benchmark's places: uniform in 6 km x 6 km around the centre, from `seed`.
+    static func places(count: Int, seed: UInt64) -> [Coordinate] {
+        var rng = SeededGenerator(seed: seed)
+        let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 6000, metresEastWest: 6000, atLatitude: centre.latitude)
+        return (0..<count).map { _ in
+            let lat = centre.latitude + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.latitudeDelta
+            let lon = centre.longitude + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.longitudeDelta
+            return Coordinate(computedLatitude: lat, longitude: lon)
+        }
+    }
+
+    /// Walker positions: the walk's delivered fixes with the 25 m filter, back and forth to at least `minimum`.
+    static func walker(tracePath: String, minimum: Int) throws -> [Coordinate] {
+        let trace: Trace
+        do {
+            trace = try TraceReader.read(tracePath)
+        } catch {
+            printError(error.description)
+            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
+        var simulator = try LocationSimulator(trace: trace)
+        var path: [Coordinate] = []
+        while let e = simulator.next() { if case .location(let l) = e { path.append(l.coordinate) } }
+        guard path.count >= 2 else {
+            printError("\(tracePath): the walk delivers fewer than two fixes")
+            throw StrollExit.badInput
+        }
+        var positions = path
+        var forward = false
+        while positions.count < minimum {
+            positions += (forward ? path : path.reversed()).dropFirst()
+            forward.toggle()
+        }
+        return positions
+    }
+
+    func run() throws {
+        let coordinates = Self.places(count: count, seed: seed)
+        let ids = coordinates.indices.map { "p\($0)" }
+        if let path = dumpPlaces {
+            var text = "id,latitude,longitude\n"
+            for (id, c) in zip(ids, coordinates) { text += "\(id),\(c.latitude),\(c.longitude)\n" }
+            do {
+                try TraceWriter.writeAtomically(text, to: path)
+            } catch {
+                printError("error: cannot write \(path): \(error.localizedDescription)")
+                throw StrollExit.internalError
+            }
+        }
+        let positions = try Self.walker(tracePath: trace ?? Bundled.path(Bundled.walk), minimum: 1000)
+        let buildStart = DispatchTime.now().uptimeNanoseconds
+        var index = RankingIndex(coordinates: coordinates, names: ids, ids: ids)
+        let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
+        var samples: [Double] = []
+        samples.reserveCapacity(positions.count)
+        var nearest: [(index: Int, distance: Double)] = []
+        var inside: [Int] = []
+        var diff = OrderDiff()
+        var moves: [RowMove] = []
+        var previous: [UInt32] = []
+        var sink = 0.0
+        for walker in positions {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            switch variant {
+            case "full", "full-distances", "moves":
+                index.rankAll(from: walker)
+                let order = index.order
+                let shown = variant == "full-distances" ? order.count : min(20, order.count)
+                for r in 0..<shown { sink += index.distances[Int(order[r])] }
+                if variant == "moves" {
+                    if !previous.isEmpty { diff.moves(from: previous, to: order, into: &moves) }
+                    sink += Double(moves.count)
+                    previous = order
+                }
+            case "topk":
+                index.nearest(k, from: walker, into: &nearest)
+                sink += nearest.last?.distance ?? 0
+            default:
+                let span = Ellipsoid.wgs84.degrees(metresNorthSouth: regionSpan, metresEastWest: regionSpan, atLatitude: walker.latitude)
+                index.inside(center: walker, latitudeDelta: span.latitudeDelta, longitudeDelta: span.longitudeDelta, into: &inside)
+                sink += Double(inside.count)
+            }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
+        }
+        let sorted = samples.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        let mean = samples.reduce(0, +) / Double(samples.count)
+        let p50 = percentile(0.5), p99 = percentile(0.99)
+        let perSecond = 1e6 / mean
+        if json {
+            print(JSON.object([("variant", .string(variant)), ("places", .int(count)), ("updates", .int(samples.count)),
+                               ("p50_us", .number(p50)), ("p99_us", .number(p99)), ("mean_us", .number(mean)),
+                               ("updates_per_s", .number(perSecond)), ("build_ms", .number(buildMs)),
+                               ("bytes_per_place", .number(index.bytesPerPlace)), ("checksum", .number(sink))]).text)
+        } else {
+            print("\(variant) over \(count) places, \(samples.count) updates: "
+                  + String(format: "p50 %.2f µs, p99 %.2f µs, mean %.2f µs, %.0f updates/s; index built in %.1f ms (%.0f bytes/place)",
+                           p50, p99, mean, perSecond, buildMs, index.bytesPerPlace))
+        }
+    }
+}
