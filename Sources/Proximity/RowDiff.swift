@@ -10,6 +10,13 @@ public struct RowDiff: Equatable, Sendable {
     public var inserted: [String]
     public var deleted: [String]
 
+    /// Moves alone, between two orders of the same ids.
+    public init(moves: [RowMove]) {
+        self.moves = moves
+        inserted = []
+        deleted = []
+    }
+
     public init(previous: [String], current: [String]) {
         var oldIndex: [String: Int] = [:]
         oldIndex.reserveCapacity(previous.count)

@@ -127,13 +127,12 @@ struct BenchCommand: ParsableCommand {
             switch variant {
             case "full", "full-distances", "moves":
                 index.rankAll(from: walker)
-                let order = index.order
-                let shown = variant == "full-distances" ? order.count : min(20, order.count)
-                for r in 0..<shown { sink += index.distances[Int(order[r])] }
+                let shown = variant == "full-distances" ? index.count : min(20, index.count)
+                for r in 0..<shown { sink += index.distance(atRank: r) }
                 if variant == "moves" {
-                    if !previous.isEmpty { diff.moves(from: previous, to: order, into: &moves) }
+                    if !previous.isEmpty { diff.moves(from: previous, to: index.order, into: &moves) }
                     sink += Double(moves.count)
-                    previous = order
+                    previous = index.order
                 }
             case "topk":
                 index.nearest(k, from: walker, into: &nearest)

@@ -1,0 +1,116 @@
+import Foundation
+import Geodesy
+import Testing
+@testable import Proximity
+
+@Suite("RankingIndex: the large-N core is exact")
+struct RankingIndexTests {
+    /// Places over 6 km x 6 km around Liverpool with deliberate ties (same spot, same name).
+    static func places(_ n: Int, seed: UInt64) -> (coordinates: [Coordinate], names: [String], ids: [String]) {
+        var rng = SplitMix64(seed: seed)
+        var coordinates: [Coordinate] = []
+        var names: [String] = []
+        for i in 0..<n {
+            if i % 17 == 5, let c = coordinates.last {
+                coordinates.append(c)
+            } else {
+                coordinates.append(try! Coordinate(latitude: 53.4055 + rng.uniform(-0.027, 0.027), longitude: -2.966 + rng.uniform(-0.045, 0.045)))
+            }
+            names.append(["Costa", "Leaf", "Tabac", "Ça va", "Zest", "café"][Int(rng.next() % 6)])
+        }
+        return (coordinates, names, (0..<n).map { "id\($0)" })
+    }
+
+    static func bruteForce(_ p: (coordinates: [Coordinate], names: [String], ids: [String]), from w: Coordinate) -> [Int] {
+        let mm = p.coordinates.map { Int64((Geodesic.wgs84.distance(w, $0) * 1000).rounded()) }
+        return p.coordinates.indices.sorted { a, b in
+            if mm[a] != mm[b] { return mm[a] < mm[b] }
+            if p.names[a] != p.names[b] { return ProximityEngine.scalarLess(p.names[a], p.names[b]) }
+            return ProximityEngine.scalarLess(p.ids[a], p.ids[b])
+        }
+    }
+
+    @Test("full order equals Karney's brute-force order, small (insertion sort) and large (radix sort)", arguments: [12, 200, 3000])
+    func fullOrder(n: Int) throws {
+        let p = Self.places(n, seed: UInt64(n))
+        var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        var rng = SplitMix64(seed: 77)
+        var walker = try Coordinate(latitude: 53.40, longitude: -2.97)
+        for _ in 0..<25 {
+            walker = Geodesic.wgs84.direct(from: walker, azimuth: rng.uniform(0, 360), distance: rng.uniform(20, 300)).coordinate
+            index.rankAll(from: walker)
+            #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker))
+            for r in [0, 1, n / 2, n - 1] {
+                let exact = Geodesic.wgs84.distance(walker, p.coordinates[Int(index.order[r])])
+                #expect(abs(index.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance)
+            }
+        }
+    }
+
+    @Test("the chord series is within the tolerance of Karney up to 20 km, at many latitudes")
+    func seriesAccuracy() throws {
+        var rng = SplitMix64(seed: 3)
+        var worst = 0.0
+        for _ in 0..<200 {
+            let origin = try Coordinate(latitude: rng.uniform(-80, 80), longitude: rng.uniform(-180, 180))
+            let targets = (0..<50).map { _ in Geodesic.wgs84.direct(from: origin, azimuth: rng.uniform(0, 360), distance: rng.uniform(0, 20_000)).coordinate }
+            var index = RankingIndex(coordinates: targets)
+            index.rankAll(from: origin)
+            for (i, t) in targets.enumerated() {
+                worst = max(worst, abs(index.distance(ofPlace: i) - Geodesic.wgs84.distance(origin, t)))
+            }
+        }
+        #expect(worst <= GeodesicDistanceFrame.tolerance, "worst \(worst) m")
+    }
+
+    @Test("the k nearest are the first k of the full order")
+    func nearest() throws {
+        let p = Self.places(20_000, seed: 11)
+        var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        var found: [(index: Int, distance: Double)] = []
+        var rng = SplitMix64(seed: 12)
+        for _ in 0..<20 {
+            let w = try Coordinate(latitude: 53.4055 + rng.uniform(-0.035, 0.035), longitude: -2.966 + rng.uniform(-0.06, 0.06))
+            index.nearest(20, from: w, into: &found)
+            index.rankAll(from: w)
+            #expect(found.map(\.index) == index.order.prefix(20).map(Int.init))
+        }
+    }
+
+    @Test("the region query returns exactly the places inside the rectangle")
+    func region() throws {
+        let p = Self.places(20_000, seed: 13)
+        let index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        var inside: [Int] = []
+        var rng = SplitMix64(seed: 14)
+        for _ in 0..<20 {
+            let c = try Coordinate(latitude: 53.4055 + rng.uniform(-0.03, 0.03), longitude: -2.966 + rng.uniform(-0.05, 0.05))
+            let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 1000, metresEastWest: 1000, atLatitude: c.latitude)
+            index.inside(center: c, latitudeDelta: span.latitudeDelta, longitudeDelta: span.longitudeDelta, into: &inside)
+            let expected = p.coordinates.indices.filter {
+                abs(p.coordinates[$0].latitude - c.latitude) <= span.latitudeDelta / 2 && abs(p.coordinates[$0].longitude - c.longitude) <= span.longitudeDelta / 2
+            }
+            #expect(inside.sorted() == expected)
+        }
+    }
+
+    @Test("integer minimal moves agree with RowDiff")
+    func moves() throws {
+        var rng = SplitMix64(seed: 21)
+        var diff = OrderDiff()
+        var moves: [RowMove] = []
+        for _ in 0..<50 {
+            let n = Int(rng.next() % 60) + 1
+            let previous = (0..<n).map { UInt32($0) }.shuffled(using: &rng)
+            var current = previous
+            for _ in 0..<Int(rng.next() % 5) {
+                let a = Int(rng.next() % UInt64(n)), b = Int(rng.next() % UInt64(n))
+                current.swapAt(a, b)
+            }
+            diff.moves(from: previous, to: current, into: &moves)
+            let reference = RowDiff(previous: previous.map(String.init), current: current.map(String.init))
+            #expect(moves.count == reference.moves.count)
+            #expect(RowDiff.apply(RowDiff(moves: moves), to: previous.map(String.init), current: current.map(String.init)) == current.map(String.init))
+        }
+    }
+}
