@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+func jsonLines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map { line in
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { throw CocoaError(.coderReadCorrupt) }
+        return object
+    }
+}
+
+@Suite("stroll replay")
+struct ReplayCommandTests {
+    let walk = packageRoot.appendingPathComponent("traces/lime-street-to-campus.gpx").path
+    let plist = fixture("CityCycleRideLocations.plist")
+
+    @Test("JSON Lines events carry the contract's keys, in order, ending with the summary")
+    func jsonl() throws {
+        let run = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try jsonLines(run.stdout)
+        let keys: [String: Set<String>] = [
+            "location": ["t", "timestamp", "lat", "lon", "horizontalAccuracy", "altitude", "verticalAccuracy", "course", "speed"],
+            "filtered": ["t", "lat", "lon", "reason", "distance"],
+            "ranking": ["t", "group", "order", "names", "distances", "moves", "inserted", "deleted", "nearest", "changed"],
+            "map": ["t", "region", "visible", "selected"],
+            "summary": ["read", "rejected", "delivered", "filtered", "rankingChanges"],
+        ]
+        for e in events {
+            let type = try #require(e["type"] as? String)
+            if let want = keys[type] { #expect(want.isSubset(of: Set(e.keys)), "\(type)") }
+        }
+        #expect(events.last?["type"] as? String == "summary")
+        #expect(events.first?["type"] as? String == "location")
+        #expect(events[1]["type"] as? String == "ranking", "a ranking follows its location")
+        let summary = try #require(events.last)
+        #expect(summary["read"] as? Int == 190)
+        #expect(summary["delivered"] as? Int == events.filter { $0["type"] as? String == "location" }.count)
+        #expect(summary["filtered"] as? Int == events.filter { $0["type"] as? String == "filtered" }.count)
+        let maps = events.filter { $0["type"] as? String == "map" }
+        #expect(!maps.isEmpty)
+        let first = events.first { $0["type"] as? String == "location" }
+        let region = try #require(maps.first?["region"] as? [String: Any])
+        let centre = try #require(region["center"] as? [String: Double])
+        #expect(centre["lat"] == first?["lat"] as? Double && centre["lon"] == first?["lon"] as? Double, "the first map event centres on the first fix")
+    }
+
+    @Test("the same seed gives byte-identical output, another seed does not")
+    func seeds() throws {
+        let a = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
+        let b = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
+        let c = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "2", "--format", "jsonl"])
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+    }
+
+    @Test("--select selects the pin at the first ranking and recentres the map keeping the span")
+    func select() throws {
+        let run = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--select", "Leaf", "--format", "jsonl"])
+        #expect(run.status == 0)
+        let maps = try jsonLines(run.stdout).filter { $0["type"] as? String == "map" }
+        let selected = try #require(maps.first { $0["selected"] as? String == "liverpool-4" })
+        let region = try #require(selected["region"] as? [String: Any])
+        let centre = try #require(region["center"] as? [String: Double])
+        #expect(centre["lat"] == 53.403198 && centre["lon"] == -2.978942)
+        let spans = maps.compactMap { ($0["region"] as? [String: Any])?["span"] as? [String: Double] }
+        #expect(Set(spans.map { $0["latDelta"] ?? 0 }).count == 1, "the span never changes")
+    }
+
+    @Test("usage errors exit 64 with the candidates; missing input 66; bad input 65")
+    func exitCodes() throws {
+        let unknown = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "nowhere"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("liverpool, cupertino"))
+        let ambiguous = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "cupertino", "--select", "Starbucks"])
+        #expect(ambiguous.status == 64 && ambiguous.stderr.contains("cupertino-"))
+        #expect(try StrollBinary.run(["replay", "/nonexistent.gpx"]).status == 66)
+        #expect(try StrollBinary.run(["replay", walk, "--places", "/nonexistent.json"]).status == 66)
+        let bad = try StrollBinary.run(["replay", fixture("real-traces/togeojson/bad.gpx"), "--format", "jsonl"])
+        #expect(bad.status == 65)
+        #expect(bad.stdout.contains("\"type\":\"error\"") && bad.stdout.contains("badInput"))
+        #expect(try StrollBinary.run(["replay", walk, "--format", "xml"]).status == 64)
+    }
+
+    @Test("--record then --verify passes; a changed walk fails with exit 1 and names the first divergence")
+    func golden() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-golden-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let golden = dir.appendingPathComponent("golden.json").path
+        #expect(try StrollBinary.run(["replay", walk, "--record", golden, "--format", "jsonl"]).status == 0)
+        let ok = try StrollBinary.run(["replay", walk, "--verify", golden, "--format", "jsonl"])
+        #expect(ok.status == 0 && ok.stderr.contains("match"))
+        let other = try StrollBinary.run(["replay", packageRoot.appendingPathComponent("traces/campus-loop.gpx").path, "--verify", golden, "--format", "jsonl"])
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("verify:") && other.stderr.contains("should be"))
+    }
+
+    @Test("--geojson and --gpx write files that parse; the table ends with a summary")
+    func outputs() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let geo = dir.appendingPathComponent("run.geojson").path, gpx = dir.appendingPathComponent("run.gpx").path
+        let run = try StrollBinary.run(["replay", walk, "--geojson", geo, "--gpx", gpx])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Summary:"))
+        let object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: geo))) as? [String: Any])
+        let features = try #require(object["features"] as? [[String: Any]])
+        let kinds = Set(features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String })
+        #expect(kinds == ["trace", "fix", "place", "nearest-change"])
+        let gpxText = try String(contentsOfFile: gpx, encoding: .utf8)
+        #expect(gpxText.components(separatedBy: "<trkpt").count - 1 == 49)
+    }
+
+    @Test("--state remembers the selection across runs; a corrupt state file warns and starts fresh")
+    func state() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let state = dir.appendingPathComponent("state.json").path
+        _ = try StrollBinary.run(["replay", walk, "--select", "Tabac", "--state", state, "--format", "jsonl"])
+        let again = try StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
+        #expect(try jsonLines(again.stdout).contains { $0["type"] as? String == "map" && $0["selected"] as? String == "liverpool-7" })
+        try Data("{corrupt".utf8).write(to: URL(fileURLWithPath: state))
+        let fresh = try StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
+        #expect(fresh.status == 0 && fresh.stderr.contains("warning"))
+    }
+
+    @Test("regions from GeoJSON give enter and exit events")
+    func regions() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-regions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("regions.geojson").path
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-2.9738644,53.4075]},"properties":{"id":"copperas","radius":60}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let run = try StrollBinary.run(["replay", walk, "--regions", file, "--format", "jsonl"])
+        let regionEvents = try jsonLines(run.stdout).filter { $0["type"] as? String == "region" }
+        #expect(regionEvents.map { $0["event"] as? String } == ["enter", "exit"])
+    }
+
+    @Test("stroll with no arguments replays the bundled walk")
+    func noArguments() throws {
+        let run = try StrollBinary.run([])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("Replaying lime-street-to-campus.gpx against 24 places (liverpool, lecture-theatres)"))
+    }
+}
