@@ -100,12 +100,14 @@ public struct RankingIndex {
 
         init(_ c: Coordinate, ellipsoid: Ellipsoid) {
             coordinate = c
-            let p = ellipsoid.ecef(c)
-            wx = p.x
-            wy = p.y
-            wz = p.z
             let phi = c.latitude * .pi / 180, lam = c.longitude * .pi / 180
             let sphi = sin(phi), cphi = cos(phi), slam = sin(lam), clam = cos(lam)
+            // ECEF from the same sines and cosines (no degree-exact reduction needed at this precision: ~1e-9 m).
+            let e2Walker = ellipsoid.eccentricitySquared
+            let nWalker = ellipsoid.semiMajorAxis / (1 - e2Walker * sphi * sphi).squareRoot()
+            wx = nWalker * cphi * clam
+            wy = nWalker * cphi * slam
+            wz = nWalker * (1 - e2Walker) * sphi
             nx = -sphi * clam
             ny = -sphi * slam
             nz = cphi

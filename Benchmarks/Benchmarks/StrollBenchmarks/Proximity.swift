@@ -1,0 +1,146 @@
+import Benchmark
+import Foundation
+import Geodesy
+import LocationSimulation
+import Map
+import Proximity
+import Traces
+
+/// The `stroll bench` workload: places uniform over 6 km x 6 km around Liverpool,
+/// a walker stepping 25 m at a time through them.
+func benchmarkPlaces(_ n: Int) -> [Coordinate] {
+    var rng = SeededGenerator(seed: 1)
+    let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 6000, metresEastWest: 6000, atLatitude: 53.4055)
+    return (0..<n).map { _ in
+        Coordinate(computedLatitude: 53.4055 + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.latitudeDelta,
+                   longitude: -2.966 + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.longitudeDelta)
+    }
+}
+
+func walkerPositions(_ count: Int) -> [Coordinate] {
+    var positions: [Coordinate] = []
+    var c = Coordinate(computedLatitude: 53.395, longitude: -2.985)
+    for i in 0..<count {
+        positions.append(c)
+        c = Geodesic.wgs84.direct(from: c, azimuth: 60 + Double(i % 7) * 5, distance: 25).coordinate
+    }
+    return positions
+}
+
+func registerProximity() {
+    let sizes = [10, 100, 1000, 10_000, 100_000, 1_000_000]
+    let walk = walkerPositions(400)
+    for n in sizes {
+        let big = n >= 100_000
+        let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal, .throughput],
+                                                    scalingFactor: .one, maxDuration: .seconds(big ? 10 : 3), maxIterations: big ? 60 : 100_000)
+        Benchmark("Proximity full N=\(n)", configuration: configuration) { benchmark in
+            var index = RankingIndex(coordinates: benchmarkPlaces(n))
+            var step = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                index.rankAll(from: walk[step % walk.count])
+                blackHole(index.distance(atRank: min(19, n - 1)))
+                step += 1
+            }
+        }
+        Benchmark("Proximity moves N=\(n)", configuration: configuration) { benchmark in
+            var index = RankingIndex(coordinates: benchmarkPlaces(n))
+            var diff = OrderDiff()
+            var moves: [RowMove] = []
+            index.rankAll(from: walk[0])
+            var previous = index.order
+            var step = 1
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                index.rankAll(from: walk[step % walk.count])
+                diff.moves(from: previous, to: index.order, into: &moves)
+                previous = index.order
+                blackHole(moves.count)
+                step += 1
+            }
+        }
+        Benchmark("Proximity topk20 N=\(n)", configuration: configuration) { benchmark in
+            let index = RankingIndex(coordinates: benchmarkPlaces(n))
+            var found: [(index: Int, distance: Double)] = []
+            var step = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                index.nearest(20, from: walk[step % walk.count], into: &found)
+                blackHole(found.count)
+                step += 1
+            }
+        }
+        Benchmark("Proximity region1km N=\(n)", configuration: configuration) { benchmark in
+            let index = RankingIndex(coordinates: benchmarkPlaces(n))
+            var inside: [Int] = []
+            var step = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                let w = walk[step % walk.count]
+                let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 1000, metresEastWest: 1000, atLatitude: w.latitude)
+                index.inside(center: w, latitudeDelta: span.latitudeDelta, longitudeDelta: span.longitudeDelta, into: &inside)
+                blackHole(inside.count)
+                step += 1
+            }
+        }
+    }
+
+    for n in [1000, 100_000] {
+        Benchmark("Map visible-set update N=\(n) (linear scan)", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
+            var map = MapModel()
+            map.indexThreshold = .max
+            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
+            var step = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
+                step += 1
+            }
+        }
+        Benchmark("Map visible-set update N=\(n) (STRtree)", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
+            var map = MapModel()
+            map.indexThreshold = 0
+            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
+            var step = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
+                step += 1
+            }
+        }
+    }
+
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let walkPath = root.appendingPathComponent("traces/pier-head-to-guild.gpx").path
+
+    Benchmark("Simulated manager: fixes through timeline, sensor and filters (throughput = fixes/s)",
+              configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .kilo)) { benchmark in
+        let trace = try TraceReader.read(walkPath)
+        var settings = LocationSettings()
+        settings.distanceFilter = 25
+        var simulator = try LocationSimulator(trace: trace, settings: settings, sensor: SensorOptions(noise: .gaussian, seed: 1))
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            if simulator.next() == nil {
+                simulator = try LocationSimulator(trace: trace, settings: settings, sensor: SensorOptions(noise: .gaussian, seed: 1))
+            }
+        }
+    }
+
+    Benchmark("End to end: replay Pier Head to the Guild against the coffee houses and lecture theatres",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
+        let trace = try TraceReader.read(walkPath)
+        let places = try PlaceSet.load(root.appendingPathComponent("Fixtures/CityCycleRideLocations.plist").path).places(inGroups: ["liverpool"])
+            + (try PlaceSet.load(root.appendingPathComponent("Fixtures/lecture-theatres.json").path).places)
+        for _ in benchmark.scaledIterations {
+            var simulator = try LocationSimulator(trace: trace)
+            var engine = ProximityEngine(places: places)
+            var changes = 0
+            while let event = simulator.next() {
+                if case .location(let l) = event, engine.update(from: l.coordinate).changed { changes += 1 }
+            }
+            blackHole(changes)
+        }
+    }
+}
