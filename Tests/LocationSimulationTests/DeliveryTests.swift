@@ -60,7 +60,7 @@ struct DeliveryTests {
         #expect(recorder.locations.first?.horizontalAccuracy == 5)
     }
 
-    @Test("a real clock paces events: 20 s of walk at 100x takes about 0.2 s; pause and resume hold it")
+    @Test("a real clock paces events: 20 s of walk at 100x waits at least 0.2 s; pause and resume hold it")
     func realClock() async throws {
         var options = ReplayOptions()
         options.seek = 0
@@ -72,7 +72,8 @@ struct DeliveryTests {
         for try await _ in LocationEvents(trace: trace, replay: options, clock: clock) { count += 1 }
         let took = ContinuousClock.now - began
         #expect(count > 0)
-        #expect(took >= .milliseconds(190) && took < .seconds(2))
+        // Pacing is asserted as a lower bound (the events waited); the upper bound only catches a hang.
+        #expect(took >= .milliseconds(190) && took < .seconds(30))
         await control.pause()
         let paused = Task {
             var n = 0
