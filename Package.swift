@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "Proximity", targets: ["Proximity"]),
         .library(name: "Map", targets: ["Map"]),
+        .library(name: "Scenarios", targets: ["Scenarios"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,6 +34,7 @@ let package = Package(
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
+        .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
             dependencies: [
@@ -47,6 +49,7 @@ let package = Package(
         .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["Map", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
     ]
 )
