@@ -60,7 +60,8 @@ public enum TraceWriter {
         return zoneless ? String(text.dropLast()) : text
     }
 
-    static func escape(_ s: String) -> String {
+    /// Text escaped for XML content and attribute values.
+    public static func escape(_ s: String) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {

@@ -90,6 +90,12 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the delivered fixes as GPX.", valueName: "FILE"))
     var gpx: String?
 
+    @Option(help: ArgumentHelp("Write an SVG map of the run: trace, fixes with filter circles, pins, nearest changes.", valueName: "FILE"))
+    var svg: String?
+
+    @Option(help: ArgumentHelp("Write one self-contained HTML page: the map and a time slider that replays the ranking.", valueName: "FILE"))
+    var html: String?
+
     @Option(help: ArgumentHelp("Write a golden timeline of the order changes.", valueName: "FILE"))
     var record: String?
 

@@ -139,6 +139,7 @@ struct ReplaySession {
                         report.nearestChanges.append((engines[k].group, n, names[n] ?? n, l.coordinate, t))
                     }
                     report.rankings[engines[k].group] = update
+                    if command.html != nil { report.history[engines[k].group, default: []].append(update) }
                     golden.record(update, group: engines[k].group, t: t)
                     out.ranking(update, group: engines[k].group, t: t)
                 }
@@ -209,6 +210,11 @@ struct ReplaySession {
             }
             if let path = command.gpx {
                 try TraceWriter.writeAtomically(TraceWriter.gpx(report.deliveredTrace()), to: path)
+            }
+            if command.svg != nil || command.html != nil {
+                let map = RunMap(report: report, places: active, distanceFilter: command.settings.distanceFilter)
+                if let path = command.svg { try TraceWriter.writeAtomically(map.svg(), to: path) }
+                if let path = command.html { try TraceWriter.writeAtomically(map.html(), to: path) }
             }
         } catch {
             printError("error: cannot write output: \(error.localizedDescription)")

@@ -9,6 +9,8 @@ struct RunReport {
     let trace: Trace
     var delivered: [(location: Location, t: Double)] = []
     var rankings: [String: RankingUpdate] = [:]
+    /// Every ranking by group, one per delivered fix (kept only for the HTML page).
+    var history: [String: [RankingUpdate]] = [:]
     var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
     var selected: String?
 

@@ -23,7 +23,7 @@ struct Stroll: AsyncParsableCommand {
         Exit codes: 0 ok, 1 a check failed, 64 usage, 65 bad input data, \
         66 missing or unreadable input, 70 internal error.
         """,
-        subcommands: [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self, BenchCommand.self],
+        subcommands: [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self],
         defaultSubcommand: ReplayCommand.self
     )
 }

@@ -1,0 +1,188 @@
+import Foundation
+import Geodesy
+import LocationSimulation
+import Proximity
+import Traces
+
+/// The SVG map of a run and the HTML page that replays it.
+struct RunMap {
+    let report: RunReport
+    let places: [Place]
+    let distanceFilter: Double
+    let width = 960.0
+    let height = 720.0
+    private let projection: LocalProjection
+    private let scale: Double
+    private let centre: (x: Double, y: Double)
+
+    init(report: RunReport, places: [Place], distanceFilter: Double) {
+        self.report = report
+        self.distanceFilter = distanceFilter
+        var coordinates = report.trace.replaySegments.flatMap(\.fixes).map(\.coordinate) + report.delivered.map(\.location.coordinate)
+        // Places near the walk (within 3 km of its first fix) frame the map; distant groups would shrink it to nothing.
+        let anchor = coordinates.first
+        let nearby = places.filter { p in anchor.map { Geodesic.wgs84.distance($0, p.coordinate) < 3000 } ?? true }
+        self.places = nearby
+        coordinates += nearby.map(\.coordinate)
+        let lat = coordinates.map(\.latitude), lon = coordinates.map(\.longitude)
+        let origin = Coordinate(computedLatitude: ((lat.min() ?? 0) + (lat.max() ?? 0)) / 2, longitude: ((lon.min() ?? 0) + (lon.max() ?? 0)) / 2)
+        let plane = LocalProjection(origin: origin)
+        projection = plane
+        let points = coordinates.map { plane.project($0) }
+        let xs = points.map(\.x), ys = points.map(\.y)
+        let spanX = max(100, (xs.max() ?? 0) - (xs.min() ?? 0)), spanY = max(100, (ys.max() ?? 0) - (ys.min() ?? 0))
+        // Room for labels on the right: the map's centre sits left of the picture's.
+        scale = min((width - 260) / spanX, (height - 100) / spanY)
+        centre = (((xs.max() ?? 0) + (xs.min() ?? 0)) / 2 + 90 / scale, ((ys.max() ?? 0) + (ys.min() ?? 0)) / 2)
+    }
+
+    /// Screen position of a coordinate: x east, y down (north up).
+    func screen(_ c: Coordinate) -> (x: Double, y: Double) {
+        let p = projection.project(c)
+        return (width / 2 + (p.x - centre.x) * scale, height / 2 - (p.y - centre.y) * scale)
+    }
+
+    private func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    private func escape(_ s: String) -> String { TraceWriter.escape(s) }
+
+    /// A standalone SVG document.
+    func svg() -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += svgElement()
+        return out
+    }
+
+    func svgElement() -> String {
+        var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"map\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+        out += "<title>\(escape(report.trace.name ?? "Stroll replay"))</title>\n"
+        out += "<rect width=\"100%\" height=\"100%\" fill=\"#f7f5f0\"/>\n"
+        // The trace.
+        for segment in report.trace.replaySegments where segment.fixes.count >= 2 {
+            let points = segment.fixes.map { let p = screen($0.coordinate); return "\(f(p.x)),\(f(p.y))" }.joined(separator: " ")
+            out += "<polyline class=\"trace\" points=\"\(points)\" fill=\"none\" stroke=\"#555555\" stroke-width=\"2.5\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        // Delivered fixes with their distance-filter circles.
+        let radius = max(0, distanceFilter) * scale
+        for (k, fix) in report.delivered.enumerated() {
+            let p = screen(fix.location.coordinate)
+            if radius > 0 {
+                out += "<circle class=\"filter\" cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(f(radius))\" fill=\"#2a7ab0\" fill-opacity=\"0.06\" stroke=\"#2a7ab0\" stroke-opacity=\"0.35\" stroke-width=\"0.8\"/>\n"
+            }
+            out += "<circle class=\"fix\" data-index=\"\(k)\" cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"2.5\" fill=\"#2a7ab0\"/>\n"
+        }
+        // Where the nearest place changed.
+        for change in report.nearestChanges {
+            let p = screen(change.at)
+            out += "<g class=\"nearest-change\"><path d=\"M \(f(p.x - 6)) \(f(p.y)) L \(f(p.x)) \(f(p.y - 6)) L \(f(p.x + 6)) \(f(p.y)) L \(f(p.x)) \(f(p.y + 6)) Z\" fill=\"#e08a00\" stroke=\"#7a4a00\"/>"
+            out += "<title>\(escape(change.group)): nearest is now \(escape(change.name)) at \(f(change.t)) s</title></g>\n"
+        }
+        // Labelled pins; the selected one stands out.
+        for place in places {
+            let p = screen(place.coordinate)
+            let selected = place.id == report.selected
+            out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(selected ? 8 : 5)\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
+            out += "<text x=\"\(f(p.x + 8))\" y=\"\(f(p.y - 6))\" font-size=\"\(selected ? 13 : 11)\" fill=\"#222\"\(selected ? " font-weight=\"bold\"" : "")>\(escape(place.name.replacingOccurrences(of: "\n", with: " ")))</text></g>\n"
+        }
+        // The walker (moved by the HTML page's slider).
+        if let last = report.delivered.last {
+            let p = screen(last.location.coordinate)
+            out += "<circle id=\"walker\" cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"7\" fill=\"#ffffff\" stroke=\"#2a7ab0\" stroke-width=\"3\"/>\n"
+        }
+        // Scale bar: a round number of metres near a fifth of the width.
+        let target = width / 5 / scale
+        let magnitude = pow(10, floor(log10(target)))
+        let metres = [1.0, 2, 5, 10].map { $0 * magnitude }.last { $0 <= target } ?? magnitude
+        let bar = metres * scale
+        out += "<g class=\"scale-bar\"><rect x=\"20\" y=\"\(f(height - 34))\" width=\"\(f(bar))\" height=\"6\" fill=\"#222\"/>"
+        out += "<text x=\"20\" y=\"\(f(height - 40))\" font-size=\"12\">\(metres >= 1000 ? "\(metres / 1000) km" : "\(Int(metres)) m")</text></g>\n"
+        // North arrow.
+        out += "<g class=\"north-arrow\" transform=\"translate(\(f(width - 40)), 50)\"><path d=\"M 0 -24 L 9 6 L 0 0 L -9 6 Z\" fill=\"#222\"/><text x=\"-5\" y=\"22\" font-size=\"14\">N</text></g>\n"
+        out += "</svg>\n"
+        return out
+    }
+
+    /// One self-contained page: the map and a time slider that replays the ranking.
+    func html() -> String {
+        var frames: [JSON] = []
+        for (k, fix) in report.delivered.enumerated() {
+            let p = screen(fix.location.coordinate)
+            var groups: [(String, JSON)] = []
+            for (group, updates) in report.history.sorted(by: { $0.key < $1.key }) where k < updates.count {
+                let u = updates[k]
+                groups.append((group, .array(zip(u.names, u.displayDistances).prefix(10).map { .array([.string($0.0), .string($0.1)]) })))
+            }
+            frames.append(.object([("t", .number((fix.t * 10).rounded() / 10)), ("x", .number((p.x * 10).rounded() / 10)),
+                                   ("y", .number((p.y * 10).rounded() / 10)), ("groups", .object(groups))]))
+        }
+        let data = JSON.array(frames).text.replacingOccurrences(of: "</", with: "<\\/")
+        let title = escape(report.trace.name ?? "Stroll replay")
+        return """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>\(title)</title>
+        <style>
+        body { font-family: Helvetica, Arial, sans-serif; margin: 16px; color: #222; background: #fff; }
+        main { display: flex; gap: 20px; align-items: flex-start; }
+        #panel { min-width: 300px; }
+        table { border-collapse: collapse; margin-bottom: 12px; }
+        td { padding: 2px 8px; border-bottom: 1px solid #eee; }
+        td.d { text-align: right; font-variant-numeric: tabular-nums; }
+        tr.first td { font-weight: bold; }
+        input[type=range] { width: 100%; }
+        </style>
+        </head>
+        <body>
+        <h1>\(title)</h1>
+        <main>
+        \(svgElement())
+        <div id="panel">
+        <label for="time">Delivered fix <span id="index"></span>, <span id="clock"></span></label>
+        <input id="time" type="range" min="0" max="\(max(0, frames.count - 1))" value="0" step="1">
+        <div id="rankings"></div>
+        </div>
+        </main>
+        <script>
+        const frames = \(data);
+        const slider = document.getElementById("time");
+        function clock(t) {
+          const s = Math.floor(t), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+          return [h, m, r].map(v => String(v).padStart(2, "0")).join(":");
+        }
+        function show(k) {
+          const f = frames[k];
+          if (!f) return;
+          document.getElementById("index").textContent = (k + 1) + " of " + frames.length;
+          document.getElementById("clock").textContent = clock(f.t);
+          const walker = document.getElementById("walker");
+          if (walker) { walker.setAttribute("cx", f.x); walker.setAttribute("cy", f.y); }
+          const panel = document.getElementById("rankings");
+          panel.replaceChildren();
+          for (const [group, rows] of Object.entries(f.groups)) {
+            const h = document.createElement("h2");
+            h.textContent = group;
+            const table = document.createElement("table");
+            table.dataset.group = group;
+            rows.forEach(([name, distance], i) => {
+              const tr = table.insertRow();
+              if (i === 0) tr.className = "first";
+              tr.insertCell().textContent = (i + 1) + ". " + name;
+              const d = tr.insertCell();
+              d.className = "d";
+              d.textContent = distance;
+            });
+            panel.append(h, table);
+          }
+        }
+        slider.addEventListener("input", () => show(Number(slider.value)));
+        show(0);
+        </script>
+        </body>
+        </html>
+
+        """
+    }
+}
+

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@Suite("stroll batch", .serialized)
+struct BatchCommandTests {
+    func directory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    func statuses(_ dir: URL) throws -> [String] {
+        let data = try Data(contentsOf: dir.appendingPathComponent("status.json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (object["traces"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+    }
+
+    @Test("the bundled traces with --jobs 3 all finish done; a bad trace fails with its reason and exit 1")
+    func bundled() throws {
+        let out = try directory()
+        let traces = ["lime-street-to-campus", "pier-head-to-guild", "campus-loop", "bold-street-long-stop"].map { packageRoot.appendingPathComponent("traces/\($0).gpx").path }
+        let run = try StrollBinary.run(["batch"] + traces + ["--jobs", "3", "--out", out.path])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(try statuses(out) == ["done", "done", "done", "done"])
+        for stem in ["lime-street-to-campus", "campus-loop"] {
+            for ext in ["jsonl", "geojson", "svg"] {
+                #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("\(stem).\(ext)").path))
+            }
+        }
+        let bad = try StrollBinary.run(["batch", fixture("real-traces/togeojson/bad.gpx"), "--out", out.path])
+        #expect(bad.status == 1 && bad.stdout.contains("[failed]") && bad.stdout.contains("no usable fix"))
+    }
+
+    @Test("interrupted midway and run again, it completes without redoing finished traces")
+    func interruptAndResume() throws {
+        let out = try directory()
+        // Six walks of 20 000 fixes each, long enough to interrupt.
+        var gpx = "<gpx><trk><trkseg>\n"
+        for i in 0..<20_000 {
+            gpx += "<trkpt lat=\"\(53.4 + Double(i) * 0.00002)\" lon=\"-2.97\"><time>2024-05-01T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, (i / 60) % 60, i % 60))Z</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        var traces: [String] = []
+        for k in 0..<6 {
+            let p = out.appendingPathComponent("walk\(k).gpx").path
+            try Data(gpx.utf8).write(to: URL(fileURLWithPath: p))
+            traces.append(p)
+        }
+        let results = out.appendingPathComponent("results")
+        guard let exe = StrollBinary.url else {
+            Issue.record("no stroll binary")
+            return
+        }
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", results.path]
+        process.standardOutput = Pipe()
+        try process.run()
+        // Wait until a first job finished, then interrupt.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !((try? statuses(results))?.contains("done") ?? false) { usleep(20_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let after = try statuses(results)
+        #expect(after.contains("done"))
+        #expect(after.contains("cancelled") || process.terminationStatus == 0)
+        let doneFirst = Set(after.enumerated().filter { $0.element == "done" }.map(\.offset))
+        let partials = try FileManager.default.contentsOfDirectory(atPath: results.path).filter { $0.hasSuffix(".partial") }
+        #expect(partials.isEmpty, "no half-written output is left")
+        let again = try StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
+        #expect(again.status == 0)
+        #expect(try statuses(results) == Array(repeating: "done", count: 6))
+        for k in doneFirst { #expect(again.stdout.contains("[done] \(traces[k]) (already done)")) }
+    }
+}
