@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps build run test test-large bench contract clean
+.PHONY: all deps build run test test-large test-browser test-sanitized bench contract clean
 
 all: build
 
@@ -43,3 +43,11 @@ contract: build
 
 clean:
 	rm -rf .build $(BENCH_DIR)/.build
+
+# Checks the HTML report in a real headless browser (Debian's chromium and
+# chromium-driver, driven by selenium) and saves out/browser/run.png.
+test-browser: build
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
+	@python3 -c "import selenium" 2>/dev/null || pip install -q selenium
+	python3 Tests/browser/check_html.py $$($(SWIFT) build -c release --show-bin-path)/stroll out/browser
