@@ -102,6 +102,8 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Check the order changes against a golden timeline; exit 1 at the first difference.", valueName: "FILE"))
     var verify: String?
 
+    @OptionGroup var logging: VerboseOption
+
     func validate() throws {
         guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, not \(format)") }
         guard ["none", "gaussian"].contains(noise) else { throw ValidationError("--noise must be none or gaussian, not \(noise)") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Geodesy
 import LocationSimulation
+import Logging
 import Map
 import Proximity
 import Traces
@@ -19,10 +20,13 @@ struct ReplaySession {
     var selectID: String?
     var sortMode: SortMode = .distance
     var out: EventWriter
+    let log: Logger
 
     init(command: ReplayCommand) throws {
         self.command = command
+        log = command.logging.logger("stroll.replay")
         tracePath = command.trace ?? Bundled.path(Bundled.walk)
+        log.debug("reading trace \(tracePath)")
         do {
             trace = try TraceReader.read(tracePath)
         } catch {
@@ -34,6 +38,8 @@ struct ReplaySession {
             }
             throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
         }
+        log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
+        for note in trace.notes { log.info("\(note)") }
         var set = PlaceSet()
         let placeFiles = command.places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : command.places
         for file in placeFiles {
@@ -46,6 +52,7 @@ struct ReplaySession {
         }
         for r in set.rejected { printError("warning: \(r.description)") }
         placeSet = set
+        log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
         if command.groups.isEmpty {
             activeGroups = command.places.isEmpty ? Bundled.groups.filter { set.groups.contains($0) } : set.groups
         } else {
@@ -70,6 +77,7 @@ struct ReplaySession {
             selectID = try Self.resolveSelection(wanted, among: active)
         }
         out = EventWriter(format: command.format, realtime: command.realtime)
+        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(command.accuracy) m, distance filter \(command.distanceFilter), rate \(command.rate) Hz, noise \(command.noise) (seed \(command.seed))")
         if let statePath = command.state {
             let remembered = StateFile.load(statePath)
             sortMode = remembered.sortMode
@@ -174,6 +182,7 @@ struct ReplaySession {
             }
         }
         out.summary(trace: trace, counts: simulator.counts, rankingChanges: rankingChanges, placesRejected: placeSet.rejected.count)
+        log.debug("replayed \(simulator.counts.generated) fixes: \(simulator.counts.delivered) delivered, \(simulator.counts.filteredTotal) filtered, \(rankingChanges) order changes")
         report.selected = map.selected
         try writeOutputs(report, active: active)
         if let statePath = command.state {
@@ -213,8 +222,14 @@ struct ReplaySession {
             }
             if command.svg != nil || command.html != nil {
                 let map = RunMap(report: report, places: active, distanceFilter: command.settings.distanceFilter)
-                if let path = command.svg { try TraceWriter.writeAtomically(map.svg(), to: path) }
-                if let path = command.html { try TraceWriter.writeAtomically(map.html(), to: path) }
+                if let path = command.svg {
+                    try TraceWriter.writeAtomically(map.svg(), to: path)
+                    log.debug("wrote \(path)")
+                }
+                if let path = command.html {
+                    try TraceWriter.writeAtomically(map.html(), to: path)
+                    log.debug("wrote \(path)")
+                }
             }
         } catch {
             printError("error: cannot write output: \(error.localizedDescription)")
