@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps build run test test-large test-browser test-sanitized bench contract clean
+.PHONY: all deps build run test test-large test-browser test-sanitized fuzz bench contract clean
 
 all: build
 
@@ -51,3 +51,15 @@ test-browser: build
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
 	@python3 -c "import selenium" 2>/dev/null || pip install -q selenium
 	python3 Tests/browser/check_html.py $$($(SWIFT) build -c release --show-bin-path)/stroll out/browser
+
+# The whole suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer,
+# each in its own build folder so the ordinary build stays as it is.
+test-sanitized: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+# libFuzzer targets (GPX, CSV, places, golden timelines, state files), each run
+# for FUZZ_SECONDS seconds (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh

@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map",
+                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

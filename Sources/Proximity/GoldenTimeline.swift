@@ -43,7 +43,11 @@ public struct GoldenTimeline: Codable, Equatable, Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        return try JSONDecoder().decode(GoldenTimeline.self, from: data)
+        return try decode(data)
+    }
+
+    public static func decode(_ data: Data) throws -> GoldenTimeline {
+        try JSONDecoder().decode(GoldenTimeline.self, from: data)
     }
 
     /// The first place where `actual` departs from this timeline, described for a person; nil when they agree.

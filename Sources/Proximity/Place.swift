@@ -69,14 +69,19 @@ public struct PlaceSet: Equatable, Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw PlaceFileError(file: path, reason: isDirectory.boolValue ? "is a directory" : "no such file", unreadable: true)
         }
-        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        switch (path as NSString).pathExtension.lowercased() {
+        return try load(data: try contents(path), name: path)
+    }
+
+    /// Loads places from bytes; `name` stands for the file (its extension picks the format).
+    public static func load(data: Data, name: String) throws(PlaceFileError) -> PlaceSet {
+        let stem = ((name as NSString).lastPathComponent as NSString).deletingPathExtension
+        switch (name as NSString).pathExtension.lowercased() {
         case "plist":
-            return try loadPropertyList(path)
+            return try loadPropertyList(data, file: name)
         case "csv":
-            return try loadCSV(path, defaultGroup: stem)
+            return try loadCSV(data, file: name, defaultGroup: stem)
         default:
-            return try loadJSON(path, defaultGroup: stem)
+            return try loadJSON(data, file: name, defaultGroup: stem)
         }
     }
 
@@ -89,8 +94,7 @@ public struct PlaceSet: Equatable, Sendable {
 
     /// The CoffeeShop13 list as it shipped: an array of two unlabelled groups,
     /// Liverpool then Cupertino; each entry `name`, `comments`, `latitude`, `longitude`.
-    static func loadPropertyList(_ path: String) throws(PlaceFileError) -> PlaceSet {
-        let data = try contents(path)
+    static func loadPropertyList(_ data: Data, file path: String) throws(PlaceFileError) -> PlaceSet {
         let root: Any
         do {
             root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -120,8 +124,7 @@ public struct PlaceSet: Equatable, Sendable {
         return set
     }
 
-    static func loadJSON(_ path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
-        let data = try contents(path)
+    static func loadJSON(_ data: Data, file path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data)
@@ -157,10 +160,10 @@ public struct PlaceSet: Equatable, Sendable {
         return set
     }
 
-    static func loadCSV(_ path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
+    static func loadCSV(_ data: Data, file path: String, defaultGroup: String) throws(PlaceFileError) -> PlaceSet {
         let table: CSVTable
         do {
-            table = try CSVTable.read(path)
+            table = try CSVTable.read(data: data, name: path)
         } catch {
             throw PlaceFileError(file: path, reason: error.reason, unreadable: error.kind == .unreadable)
         }

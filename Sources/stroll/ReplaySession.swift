@@ -5,6 +5,7 @@ import LocationSimulation
 import Logging
 import Map
 import Proximity
+import Scenarios
 import Traces
 
 /// One replay from the command line: loads its inputs, runs the location
@@ -79,7 +80,8 @@ struct ReplaySession {
         out = EventWriter(format: command.format, realtime: command.realtime)
         log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(command.accuracy) m, distance filter \(command.distanceFilter), rate \(command.rate) Hz, noise \(command.noise) (seed \(command.seed))")
         if let statePath = command.state {
-            let remembered = StateFile.load(statePath)
+            let (remembered, warning) = RememberedState.load(statePath)
+            if let warning { printError("warning: \(statePath): \(warning)") }
             sortMode = remembered.sortMode
             if selectID == nil, let id = remembered.selected, active.contains(where: { $0.id == id }) { selectID = id }
         }
@@ -186,7 +188,16 @@ struct ReplaySession {
         report.selected = map.selected
         try writeOutputs(report, active: active)
         if let statePath = command.state {
-            StateFile(selected: map.selected, sortMode: sortMode).save(statePath)
+            let (before, _) = RememberedState.load(statePath)
+            var state = before
+            state.selected = map.selected
+            state.sortMode = sortMode
+            state.group = activeGroups.first
+            do {
+                try state.save(statePath)
+            } catch {
+                printError("warning: cannot write the state file \(statePath): \(error.localizedDescription)")
+            }
         }
         if let path = command.record {
             do {
@@ -251,29 +262,4 @@ struct MapSnapshot: Equatable {
     }
 }
 
-/// The remembered selection and sort mode (`--state`). A missing file gives
-/// the defaults; a corrupt one gives them with a warning.
-struct StateFile: Codable {
-    var selected: String?
-    var sortMode: SortMode = .distance
 
-    static func load(_ path: String) -> StateFile {
-        guard FileManager.default.fileExists(atPath: path) else { return StateFile() }
-        guard let data = FileManager.default.contents(atPath: path), let state = try? JSONDecoder().decode(StateFile.self, from: data) else {
-            printError("warning: \(path): not a state file; starting from the defaults")
-            return StateFile()
-        }
-        return state
-    }
-
-    func save(_ path: String) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(self), (try? data.write(to: URL(fileURLWithPath: path), options: .atomic)) != nil else {
-            printError("warning: cannot write the state file \(path)")
-            return
-        }
-    }
-}
-
-extension SortMode: Codable {}

@@ -1,0 +1,19 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for Stroll's readers. Built by `make fuzz` with
+// -sanitize=fuzzer,address; a package of its own because a fuzz target has no main.
+import PackageDescription
+
+let fuzz: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "StrollFuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [.package(name: "Stroll", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzGPX", dependencies: [.product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzCSV", dependencies: [.product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzPlaces", dependencies: [.product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzGolden", dependencies: [.product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzState", dependencies: [.product(name: "Scenarios", package: "Stroll")], swiftSettings: fuzz),
+    ]
+)
