@@ -47,7 +47,7 @@ let package = Package(
         ),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["Spatial", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["Map", "Geodesy"], swiftSettings: strict),

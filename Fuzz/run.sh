@@ -31,7 +31,7 @@ for t in ${targets[@]}; do
         -artifact_prefix="$here/findings/$t/" -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|Done|ERROR|SUMMARY|crash-|timeout-|oom-"; then
     :
   fi
-  if ls "$here/findings/$t"/crash-* "$here/findings/$t"/timeout-* "$here/findings/$t"/oom-* >/dev/null 2>&1; then
+  if [ -n "$(find "$here/findings/$t" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -print -quit)" ]; then
     echo "$t: findings in Fuzz/findings/$t"
     status=1
   fi

@@ -334,8 +334,9 @@ struct CSVRecordReader {
                     quoted = true
                     fieldStarted = true
                 } else {
-                    // Unquoted run: copy up to the next delimiter, quote or line end at once.
-                    var j = i
+                    // Unquoted run: copy up to the next delimiter, quote or line end at once. A quote
+                    // inside an unquoted field is kept as a character (the run always takes at least one byte).
+                    var j = i + 1
                     while j < b.count, b[j] != delimiter, b[j] != 0x0A, b[j] != UInt8(ascii: "\"") { j += 1 }
                     record.bytes.append(contentsOf: b[i..<j])
                     fieldStarted = true
