@@ -97,7 +97,8 @@ public struct PlaceSet: Equatable, Sendable {
     static func loadPropertyList(_ data: Data, file path: String) throws(PlaceFileError) -> PlaceSet {
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            // The Swift decoder, not PropertyListSerialization: on Linux the latter leaks its error objects.
+            root = try PropertyListDecoder().decode(PlistValue.self, from: data).any
         } catch {
             throw PlaceFileError(file: path, reason: "not a property list: \(error.localizedDescription)", unreadable: false)
         }
@@ -219,5 +220,60 @@ public struct PlaceSet: Equatable, Sendable {
     private static func describe(_ value: Any?) -> String {
         guard let value else { return "(missing)" }
         return "\"\(value)\""
+    }
+}
+
+/// Any property-list value, decoded without knowing its shape in advance, so
+/// that one bad entry is rejected on its own rather than failing the file.
+private enum PlistValue: Decodable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case array([PlistValue])
+    case dictionary([String: PlistValue])
+    case other
+
+    init(from decoder: any Decoder) throws {
+        if var items = try? decoder.unkeyedContainer() {
+            var values: [PlistValue] = []
+            while !items.isAtEnd { values.append(try items.decode(PlistValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
+            var values: [String: PlistValue] = [:]
+            for key in keyed.allKeys { values[key.stringValue] = try keyed.decode(PlistValue.self, forKey: key) }
+            self = .dictionary(values)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if let b = try? single.decode(Bool.self) {
+            self = .bool(b)
+        } else if let d = try? single.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? single.decode(String.self) {
+            self = .string(s)
+        } else {
+            self = .other
+        }
+    }
+
+    /// As Foundation's property-list objects: numbers as NSNumber, strings, arrays, dictionaries.
+    var any: Any {
+        switch self {
+        case .string(let s): return s
+        case .number(let d): return NSNumber(value: d)
+        case .bool(let b): return b
+        case .array(let a): return a.map(\.any)
+        case .dictionary(let d): return d.mapValues(\.any)
+        case .other: return NSNull()
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
