@@ -45,13 +45,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
-        .testTarget(name: "SpatialTests", dependencies: ["Spatial", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "TracesTests", dependencies: ["Traces", "Geodesy"], exclude: ["Regressions"], swiftSettings: strict),
-        .testTarget(name: "LocationSimulationTests", dependencies: ["LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
-        .testTarget(name: "MapTests", dependencies: ["Map", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "StrollCLITests", dependencies: ["stroll"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
+        .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy"], exclude: ["Regressions"], swiftSettings: strict),
+        .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
+        .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "StrollCLITests", dependencies: ["TestSupport", "stroll"], swiftSettings: strict),
     ]
 )

@@ -10,10 +10,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [.package(name: "Stroll", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzGPX", dependencies: [.product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzCSV", dependencies: [.product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzPlaces", dependencies: [.product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzGolden", dependencies: [.product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzState", dependencies: [.product(name: "Scenarios", package: "Stroll")], swiftSettings: fuzz),
+        .target(name: "FuzzDriver", swiftSettings: fuzz),
+        .executableTarget(name: "FuzzGPX", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzCSV", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzGolden", dependencies: ["FuzzDriver", .product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzState", dependencies: ["FuzzDriver", .product(name: "Scenarios", package: "Stroll")], swiftSettings: fuzz),
     ]
 )

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Geodesy
 
 @Suite("Chord-formula distances against Karney")

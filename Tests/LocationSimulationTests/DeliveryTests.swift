@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Traces
 @testable import LocationSimulation
 

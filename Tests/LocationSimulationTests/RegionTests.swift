@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Testing
+import TestSupport
 import Traces
 @testable import LocationSimulation
 

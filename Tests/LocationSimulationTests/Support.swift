@@ -1,11 +1,9 @@
 import Foundation
+import TestSupport
 import Geodesy
 import Traces
 @testable import LocationSimulation
 
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
 
 let bundledWalks = ["traces/lime-street-to-campus.gpx", "traces/pier-head-to-guild.gpx", "traces/campus-loop.gpx",
                     "traces/bold-street-long-stop.gpx", "traces/lime-street-to-campus.csv", "traces/bold-street-long-stop.csv"]

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Testing
+import TestSupport
 @testable import Proximity
 
 @Suite("RankingIndex: the large-N core is exact")

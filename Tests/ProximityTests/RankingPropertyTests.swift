@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Testing
+import TestSupport
 @testable import Proximity
 
 @Suite("Ranking properties over random places and walkers")

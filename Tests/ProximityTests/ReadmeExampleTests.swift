@@ -2,6 +2,7 @@
 import LocationSimulation
 import Proximity
 import Testing
+import TestSupport
 import Traces
 
 @Test func nearestCoffeeOnTheWayToCampus() throws {

@@ -1,11 +1,10 @@
+import TestSupport
 import Foundation
 import Geodesy
 import LocationSimulation
 import Proximity
 import Traces
 
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
 
 /// The bundled coffee houses (Liverpool group) and lecture theatres.
 func bundledPlaces() throws -> (coffee: [Place], theatres: [Place]) {
@@ -32,15 +31,3 @@ func rankWalk(_ name: String) throws -> (delivered: [Location], coffee: [Ranking
     return (delivered, c, t)
 }
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { Double.random(in: lo..<hi, using: &self) }
-}

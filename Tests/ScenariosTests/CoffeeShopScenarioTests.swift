@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Geodesy
 import LocationSimulation
 import Map
@@ -7,8 +8,6 @@ import Testing
 import Traces
 @testable import Scenarios
 
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
 
 /// Orders at sampled delivered fixes from the independent GeographicLib replay (Tests/ProximityTests/Expected).
 func expectedLiverpoolOrders(_ walk: String) throws -> (changes: Int, samples: [Int: [String]]) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 func jsonLines(_ text: String) throws -> [[String: Any]] {
     try text.split(separator: "\n").map { line in

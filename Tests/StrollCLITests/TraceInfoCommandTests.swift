@@ -1,11 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func fixture(_ relative: String) -> String {
-    packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
-}
 
 func temporaryFile(_ text: String, suffix: String) throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-cli-\(UUID().uuidString)\(suffix)").path

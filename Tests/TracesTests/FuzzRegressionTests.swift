@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Traces
 
 /// Inputs the fuzzers found, kept so that they stay fixed.

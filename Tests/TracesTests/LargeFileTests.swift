@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Traces
 
 /// Peak resident memory of this process so far, in bytes (Linux /proc).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Traces
 
 /// What independent tools say of each real trace (Fixtures/real-traces/make_expected.py).

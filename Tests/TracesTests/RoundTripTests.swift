@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Traces
 
 /// Fixes compared without the source line, which a rewrite changes.

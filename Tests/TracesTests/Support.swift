@@ -1,12 +1,7 @@
 import Foundation
+import TestSupport
 import Traces
 
-/// The package root, found from this file's path.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func fixture(_ relative: String) -> String {
-    packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
-}
 
 /// Reads GPX or CSV text given in the test.
 func readGPX(_ text: String, name: String = "test.gpx") throws(TraceError) -> Trace {
