@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Geodesy
 
 /// One line of the independent reference set made by GeographicLib (make_reference.py).
@@ -80,6 +81,24 @@ struct GeodesicReferenceTests {
             let p1 = try Coordinate(latitude: c.lat1, longitude: c.lon1), p2 = try Coordinate(latitude: c.lat2, longitude: c.lon2)
             let ab = Geodesic.wgs84.inverse(p1, p2), ba = Geodesic.wgs84.inverse(p2, p1)
             #expect(abs(ab.distance - ba.distance) <= 1e-8 * max(1, ab.distance))
+        }
+    }
+}
+
+@Suite("Geodesic properties")
+struct GeodesicPropertyTests {
+    @Test("symmetry and the triangle inequality on random triples, city to world scale")
+    func triangle() throws {
+        var rng = SplitMix64(seed: 2024)
+        for k in 0..<2000 {
+            let spread = k % 2 == 0 ? 0.05 : 60.0
+            func random() throws -> Coordinate {
+                try Coordinate(latitude: max(-90, min(90, 53.4 + rng.uniform(-spread, spread))), longitude: normalizedLongitude(-2.97 + rng.uniform(-2 * spread, 2 * spread)))
+            }
+            let a = try random(), b = try random(), c = try random()
+            let ab = Geodesic.wgs84.distance(a, b), bc = Geodesic.wgs84.distance(b, c), ac = Geodesic.wgs84.distance(a, c)
+            #expect(abs(ab - Geodesic.wgs84.distance(b, a)) <= 1e-9 * max(1, ab))
+            #expect(ac <= ab + bc + 1e-6, "\(a) \(b) \(c)")
         }
     }
 }

@@ -73,4 +73,44 @@ struct BatchCommandTests {
         #expect(try statuses(results) == Array(repeating: "done", count: 6))
         for k in doneFirst { #expect(again.stdout.contains("[done] \(traces[k]) (already done)")) }
     }
+
+    @Test("a batch killed with SIGKILL leaves no truncated output or status file, and the next run resumes")
+    func killed() throws {
+        let out = try directory()
+        var gpx = "<gpx><trk><trkseg>\n"
+        for i in 0..<20_000 {
+            gpx += "<trkpt lat=\"\(53.4 + Double(i) * 0.00002)\" lon=\"-2.96\"><time>2024-05-01T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, (i / 60) % 60, i % 60))Z</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        let traces = try (0..<4).map { k -> String in
+            let p = out.appendingPathComponent("w\(k).gpx").path
+            try Data(gpx.utf8).write(to: URL(fileURLWithPath: p))
+            return p
+        }
+        let results = out.appendingPathComponent("results")
+        guard let exe = StrollBinary.url else {
+            Issue.record("no stroll binary")
+            return
+        }
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", results.path]
+        process.standardOutput = Pipe()
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !((try? statuses(results))?.contains("running") ?? false) { usleep(10_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The status file is whole JSON (written by rename), and every finished output is whole.
+        let after = try statuses(results)
+        #expect(after.count == 4)
+        for name in try FileManager.default.contentsOfDirectory(atPath: results.path) where name.hasSuffix(".jsonl") && !name.hasPrefix(".") {
+            let text = try String(contentsOfFile: results.appendingPathComponent(name).path, encoding: .utf8)
+            #expect(text.hasSuffix("\n") && text.split(separator: "\n").last?.contains("\"summary\"") == true, "\(name) is complete")
+        }
+        usleep(500_000)
+        let again = try StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
+        #expect(again.status == 0)
+        #expect(try statuses(results) == Array(repeating: "done", count: 4))
+    }
 }
