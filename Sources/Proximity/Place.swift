@@ -52,10 +52,32 @@ public struct PlaceSet: Equatable, Sendable {
         self.rejected = rejected
     }
 
+    /// Adds another file's places; a place whose id is already taken is rejected.
     public mutating func merge(_ other: PlaceSet) {
-        places += other.places
+        var taken = Set(places.map(\.id))
+        for p in other.places {
+            if taken.insert(p.id).inserted {
+                places.append(p)
+            } else {
+                rejected.append(PlaceRejection(file: "", entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+            }
+        }
         for g in other.groups where !groups.contains(g) { groups.append(g) }
         rejected += other.rejected
+    }
+
+    /// Rejects places whose id repeats an earlier one in the same file.
+    mutating func rejectDuplicateIDs(file: String) {
+        var taken = Set<String>()
+        var kept: [Place] = []
+        for p in places {
+            if taken.insert(p.id).inserted {
+                kept.append(p)
+            } else {
+                rejected.append(PlaceRejection(file: file, entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+            }
+        }
+        places = kept
     }
 
     public func places(inGroups names: [String]) -> [Place] {
@@ -75,14 +97,17 @@ public struct PlaceSet: Equatable, Sendable {
     /// Loads places from bytes; `name` stands for the file (its extension picks the format).
     public static func load(data: Data, name: String) throws(PlaceFileError) -> PlaceSet {
         let stem = ((name as NSString).lastPathComponent as NSString).deletingPathExtension
+        var set: PlaceSet
         switch (name as NSString).pathExtension.lowercased() {
         case "plist":
-            return try loadPropertyList(data, file: name)
+            set = try loadPropertyList(data, file: name)
         case "csv":
-            return try loadCSV(data, file: name, defaultGroup: stem)
+            set = try loadCSV(data, file: name, defaultGroup: stem)
         default:
-            return try loadJSON(data, file: name, defaultGroup: stem)
+            set = try loadJSON(data, file: name, defaultGroup: stem)
         }
+        set.rejectDuplicateIDs(file: name)
+        return set
     }
 
     private static func contents(_ path: String) throws(PlaceFileError) -> Data {

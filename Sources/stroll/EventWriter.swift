@@ -77,7 +77,7 @@ struct EventWriter {
         let position = lastLocation.map { String(format: "%.5f, %.5f", $0.coordinate.latitude, $0.coordinate.longitude) } ?? ""
         lines.append("")
         lines.append("\(clock)  \(position)  \(group)\(u.changed ? "" : " (unchanged)")")
-        let before = previousOrder[group].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($1, $0) }) } ?? [:]
+        let before = previousOrder[group].map { Dictionary($0.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
         let moved = Set(u.moves.map(\.to))
         let shown = min(u.order.count, 12)
         for row in 0..<shown {

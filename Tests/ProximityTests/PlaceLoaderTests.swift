@@ -62,6 +62,17 @@ struct PlaceLoaderTests {
         #expect(c.places.count == 1 && c.rejected.map(\.entry) == ["line 3", "line 4"])
     }
 
+    @Test("a repeated id is rejected, within a file and across files; the first place keeps it")
+    func duplicateIDs() throws {
+        let a = try temporary(#"[{"id": "x", "name": "First", "latitude": 53.4, "longitude": -2.9}, {"id": "x", "name": "Second", "latitude": 53.5, "longitude": -2.9}]"#, name: "a.json")
+        let set = try PlaceSet.load(a)
+        #expect(set.places.map(\.name) == ["First"])
+        #expect(set.rejected.map(\.reason) == ["Second: duplicate id x; the first place with it is kept"])
+        var merged = set
+        merged.merge(try PlaceSet.load(a))
+        #expect(merged.places.count == 1 && merged.rejected.count == 3)
+    }
+
     @Test("missing and malformed files are errors")
     func fileErrors() throws {
         #expect(throws: PlaceFileError.self) { try PlaceSet.load("/nonexistent/places.json") }
