@@ -10,6 +10,33 @@ struct BatchCommandTests {
         return dir
     }
 
+    /// `count` walks of 20 000 fixes each in `dir`, long enough to interrupt a batch of them.
+    func longWalks(_ count: Int, in dir: URL) throws -> [String] {
+        var gpx = "<gpx><trk><trkseg>\n"
+        for i in 0..<20_000 {
+            gpx += "<trkpt lat=\"\(53.4 + Double(i) * 0.00002)\" lon=\"-2.97\"><time>2024-05-01T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, (i / 60) % 60, i % 60))Z</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        return try (0..<count).map { k in
+            let p = dir.appendingPathComponent("walk\(k).gpx").path
+            try Data(gpx.utf8).write(to: URL(fileURLWithPath: p))
+            return p
+        }
+    }
+
+    /// Starts `stroll batch` on `traces` and returns once one of them has `status`.
+    func startBatch(_ traces: [String], out: URL, until status: String) throws -> Process? {
+        guard let exe = StrollBinary.url else { return nil }
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", out.path]
+        process.standardOutput = Pipe()
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !((try? statuses(out))?.contains(status) ?? false) { usleep(10_000) }
+        return process
+    }
+
     func statuses(_ dir: URL) throws -> [String] {
         let data = try Data(contentsOf: dir.appendingPathComponent("status.json"))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -35,31 +62,12 @@ struct BatchCommandTests {
     @Test("interrupted midway and run again, it completes without redoing finished traces")
     func interruptAndResume() throws {
         let out = try directory()
-        // Six walks of 20 000 fixes each, long enough to interrupt.
-        var gpx = "<gpx><trk><trkseg>\n"
-        for i in 0..<20_000 {
-            gpx += "<trkpt lat=\"\(53.4 + Double(i) * 0.00002)\" lon=\"-2.97\"><time>2024-05-01T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, (i / 60) % 60, i % 60))Z</time></trkpt>\n"
-        }
-        gpx += "</trkseg></trk></gpx>\n"
-        var traces: [String] = []
-        for k in 0..<6 {
-            let p = out.appendingPathComponent("walk\(k).gpx").path
-            try Data(gpx.utf8).write(to: URL(fileURLWithPath: p))
-            traces.append(p)
-        }
+        let traces = try longWalks(6, in: out)
         let results = out.appendingPathComponent("results")
-        guard let exe = StrollBinary.url else {
+        guard let process = try startBatch(traces, out: results, until: "done") else {
             Issue.record("no stroll binary")
             return
         }
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", results.path]
-        process.standardOutput = Pipe()
-        try process.run()
-        // Wait until a first job finished, then interrupt.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? statuses(results))?.contains("done") ?? false) { usleep(20_000) }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         let after = try statuses(results)
@@ -77,28 +85,12 @@ struct BatchCommandTests {
     @Test("a batch killed with SIGKILL leaves no truncated output or status file, and the next run resumes")
     func killed() throws {
         let out = try directory()
-        var gpx = "<gpx><trk><trkseg>\n"
-        for i in 0..<20_000 {
-            gpx += "<trkpt lat=\"\(53.4 + Double(i) * 0.00002)\" lon=\"-2.96\"><time>2024-05-01T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, (i / 60) % 60, i % 60))Z</time></trkpt>\n"
-        }
-        gpx += "</trkseg></trk></gpx>\n"
-        let traces = try (0..<4).map { k -> String in
-            let p = out.appendingPathComponent("w\(k).gpx").path
-            try Data(gpx.utf8).write(to: URL(fileURLWithPath: p))
-            return p
-        }
+        let traces = try longWalks(4, in: out)
         let results = out.appendingPathComponent("results")
-        guard let exe = StrollBinary.url else {
+        guard let process = try startBatch(traces, out: results, until: "running") else {
             Issue.record("no stroll binary")
             return
         }
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", results.path]
-        process.standardOutput = Pipe()
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? statuses(results))?.contains("running") ?? false) { usleep(10_000) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         // The status file is whole JSON (written by rename), and every finished output is whole.

@@ -87,26 +87,17 @@ func registerProximity() {
     }
 
     for n in [1000, 100_000] {
-        Benchmark("Map visible-set update N=\(n) (linear scan)", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
-            var map = MapModel()
-            map.indexThreshold = .max
-            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
-            var step = 0
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
-                step += 1
-            }
-        }
-        Benchmark("Map visible-set update N=\(n) (STRtree)", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
-            var map = MapModel()
-            map.indexThreshold = 0
-            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
-            var step = 0
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
-                step += 1
+        for (label, threshold) in [("linear scan", Int.max), ("STRtree", 0)] {
+            Benchmark("Map visible-set update N=\(n) (\(label))", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
+                var map = MapModel()
+                map.indexThreshold = threshold
+                _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
+                var step = 0
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
+                    step += 1
+                }
             }
         }
     }
