@@ -217,14 +217,20 @@ struct XMLScanner {
             }
             return
         }
-        var i = pos
+        try decode(pos..<end, intoText: true)
+    }
+
+    /// Copies `range` of the buffer with its entities decoded, to `text` or to `attributeBytes`.
+    private mutating func decode(_ range: Range<Int>, intoText: Bool) throws(TraceError) {
+        var i = range.lowerBound
+        let end = range.upperBound
         while i < end {
             let amp = buffer[i..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
-            text.append(contentsOf: buffer[i..<amp])
+            if intoText { text.append(contentsOf: buffer[i..<amp]) } else { attributeBytes.append(contentsOf: buffer[i..<amp]) }
             i = amp
             if i < end {
                 let decoded = try entity(at: i, end: end)
-                text.append(contentsOf: decoded.bytes)
+                if intoText { text.append(contentsOf: decoded.bytes) } else { attributeBytes.append(contentsOf: decoded.bytes) }
                 i = decoded.next
             }
         }
@@ -388,17 +394,7 @@ struct XMLScanner {
             while i < attributesEnd && buffer[i] != quote { i += 1 }
             guard i < attributesEnd else { throw error("attribute \(attributeName) of <\(name)> is not closed", at: vs) }
             let valueStart = attributeBytes.count
-            var k = vs
-            while k < i {
-                let amp = buffer[k..<i].firstIndex(of: UInt8(ascii: "&")) ?? i
-                attributeBytes.append(contentsOf: buffer[k..<amp])
-                k = amp
-                if k < i {
-                    let decoded = try entity(at: k, end: i)
-                    attributeBytes.append(contentsOf: decoded.bytes)
-                    k = decoded.next
-                }
-            }
+            try decode(vs..<i, intoText: false)
             attributes.append((attributeName, valueStart..<attributeBytes.count))
             i += 1
         }

@@ -179,27 +179,28 @@ struct Batch {
         return failed
     }
 
-    private mutating func start(_ k: Int, executable: URL) -> (index: Int, process: Process, partial: String)? {
-        let item = items[k]
-        let partial = output(".\(item.stem).jsonl.partial")
-        guard FileManager.default.createFile(atPath: partial, contents: nil), let sink = FileHandle(forWritingAtPath: partial) else {
+    /// A new empty file for a job's output; on failure the job is marked failed.
+    private mutating func openForWriting(_ path: String, item k: Int) -> FileHandle? {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             items[k].status = .failed
-            items[k].reason = "cannot write \(partial)"
+            items[k].reason = "cannot write \(path)"
             announce(items[k])
             return nil
         }
+        return handle
+    }
+
+    private mutating func start(_ k: Int, executable: URL) -> (index: Int, process: Process, partial: String)? {
+        let item = items[k]
+        let partial = output(".\(item.stem).jsonl.partial")
+        guard let sink = openForWriting(partial, item: k) else { return nil }
         let process = Process()
         process.executableURL = executable
         process.arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
         process.standardOutput = sink
         // Standard error to a file, not a pipe: a chatty replay must never block on a full pipe.
         let errors = output(".\(item.stem).stderr")
-        guard FileManager.default.createFile(atPath: errors, contents: nil), let errorSink = FileHandle(forWritingAtPath: errors) else {
-            items[k].status = .failed
-            items[k].reason = "cannot write \(errors)"
-            announce(items[k])
-            return nil
-        }
+        guard let errorSink = openForWriting(errors, item: k) else { return nil }
         process.standardError = errorSink
         stderrFiles[k] = errors
         do {
