@@ -8,7 +8,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Stroll",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "stroll", targets: ["stroll"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
@@ -22,6 +22,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +44,8 @@ let package = Package(
                 "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict
         ),
@@ -53,6 +57,14 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
-        .testTarget(name: "StrollCLITests", dependencies: ["TestSupport", "stroll"], swiftSettings: strict),
+        .testTarget(
+            name: "StrollCLITests",
+            dependencies: [
+                "TestSupport", "stroll",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "StrollBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Stroll", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),

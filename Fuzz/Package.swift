@@ -7,7 +7,7 @@ let fuzz: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "StrollFuzz",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Stroll", path: "..")],
     targets: [
         .target(name: "FuzzDriver", swiftSettings: fuzz),

@@ -28,65 +28,96 @@ public struct VirtualClock: ReplayClock {
     public func makePacer(start: Double) -> Pacer { Pacer(start: start) }
 }
 
-/// Pauses and resumes a real-time replay while it runs.
+/// Pauses and resumes real-time replays while they run. A pause takes effect
+/// at the next event a replay is about to hand over; on resume that event is
+/// due at once and the rest follow at the replay's speed from there.
 public actor ReplayControl {
-    private var pausedAt: ContinuousClock.Instant?
+    private var paused = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init() {}
 
-    public var isPaused: Bool { pausedAt != nil }
+    public var isPaused: Bool { paused }
+
+    /// How many replays are held by the pause right now.
+    public var heldReplays: Int { waiters.count }
 
     public func pause() {
-        if pausedAt == nil { pausedAt = .now }
+        paused = true
     }
 
     public func resume() {
-        pausedAt = nil
+        paused = false
         let resumed = waiters
         waiters.removeAll()
         for waiter in resumed { waiter.resume() }
     }
 
-    /// Waits while paused; returns how long the pause lasted.
-    func waitWhilePaused() async -> Duration {
-        guard let since = pausedAt else { return .zero }
+    /// Waits while paused; returns whether it waited.
+    func waitWhilePaused() async -> Bool {
+        guard paused else { return false }
         await withCheckedContinuation { waiters.append($0) }
-        return ContinuousClock.now - since
+        return true
     }
 }
 
 /// Wall-clock pacing: an event `d` seconds into the trace is due `d / speed`
 /// seconds after the replay began, plus any time spent paused.
-public struct RealTimeClock: ReplayClock {
+///
+/// The clock it sleeps on is injected: `ContinuousClock` by default, an
+/// ``ImmediateClock`` in tests, which then assert exact due times without
+/// waiting for them.
+public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration, C: Sendable {
     public let speed: Double
     public let control: ReplayControl?
+    public let clock: C
 
-    public init(speed: Double = 1, control: ReplayControl? = nil) {
+    public init(speed: Double = 1, control: ReplayControl? = nil, clock: C) {
         self.speed = speed > 0 ? speed : 1
         self.control = control
+        self.clock = clock
     }
 
     public struct Pacer: ReplayPacer {
         let start: Double
         let speed: Double
         let control: ReplayControl?
-        var origin: ContinuousClock.Instant
+        let clock: C
+        var origin: C.Instant
+
+        /// Where on `clock` the event at `timestamp` is due.
+        func due(_ timestamp: Double) -> C.Instant {
+            origin.advanced(by: .seconds((timestamp - start) / speed))
+        }
 
         public mutating func wait(until timestamp: Double) async throws {
-            if let control { origin += await control.waitWhilePaused() }
-            let due = origin + .seconds((timestamp - start) / speed)
-            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-            if let control { origin += await control.waitWhilePaused() }
+            try await holdWhilePaused(at: timestamp)
+            let due = due(timestamp)
+            if due > clock.now { try await clock.sleep(until: due, tolerance: nil) }
+            try await holdWhilePaused(at: timestamp)
+        }
+
+        /// After a pause the event at `timestamp` is due now.
+        private mutating func holdWhilePaused(at timestamp: Double) async throws {
+            guard let control, await control.waitWhilePaused() else { return }
+            try Task.checkCancellation()
+            origin = clock.now.advanced(by: .zero - .seconds((timestamp - start) / speed))
         }
 
         public func elapsed(at timestamp: Double) -> Double {
-            let d = ContinuousClock.now - origin
+            let d = origin.duration(to: clock.now)
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
     }
 
     public func makePacer(start: Double) -> Pacer {
-        Pacer(start: start, speed: speed, control: control, origin: .now)
+        Pacer(start: start, speed: speed, control: control, clock: clock, origin: clock.now)
+    }
+}
+
+extension RealTimeClock where C == ContinuousClock {
+    /// Pacing on the wall clock.
+    public init(speed: Double = 1, control: ReplayControl? = nil) {
+        self.init(speed: speed, control: control, clock: ContinuousClock())
     }
 }

@@ -1,7 +1,13 @@
 import ArgumentParser
 import Foundation
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
-struct BatchCommand: ParsableCommand {
+struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
         abstract: "Replay many traces with bounded concurrency, each with its own outputs and status.",
@@ -13,9 +19,11 @@ struct BatchCommand: ParsableCommand {
         (queued, running, done, failed with its reason, cancelled) is shown as it changes \
         and kept in OUT/status.json.
 
-        Ctrl-C cancels the running replays, keeps what finished, and marks the rest \
-        cancelled (exit code 130). Running the same batch again skips the traces already \
-        done. Exit code 1 when a trace failed.
+        Ctrl-C cancels the running replays at once, keeps what finished, and marks the \
+        rest cancelled (exit code 130). Running the same batch again skips the traces \
+        already done. With --timeout a replay still running after that many seconds is \
+        killed and fails. A replay that exits non-zero or is killed by a signal fails with \
+        that reason. Exit code 1 when a trace failed.
 
         Example:
           stroll batch traces/*.gpx --jobs 3 --out runs
@@ -31,20 +39,24 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Directory for the outputs and status.json.", valueName: "DIR"))
     var out: String
 
+    @Option(help: ArgumentHelp("Time limit for each replay; a replay still running then is killed and fails.", valueName: "SECONDS"))
+    var timeout: Double?
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard !traces.isEmpty else { throw ValidationError("name at least one trace") }
+        if let timeout { guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") } }
     }
 
-    func run() throws {
+    func run() async throws {
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
             printError("error: cannot create \(out): \(error.localizedDescription)")
             throw StrollExit.missingInput
         }
-        var batch = Batch(traces: traces, directory: out, jobs: jobs)
-        let failed = batch.run()
+        var batch = Batch(traces: traces, directory: out, jobs: jobs, timeLimit: timeout)
+        let failed = await batch.run()
         if batch.items.contains(where: { $0.status == .cancelled }) { throw ExitCode(130) }
         if failed > 0 { throw StrollExit.checkFailed }
     }
@@ -71,11 +83,14 @@ struct Batch {
 
     var items: [Item]
     let directory: String
-    private var stderrFiles: [Int: String] = [:]
     let jobs: Int
-    init(traces: [String], directory: String, jobs: Int) {
+    /// Seconds a replay may run before it is killed; nil for no limit.
+    let timeLimit: Double?
+
+    init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil) {
         self.directory = directory
         self.jobs = jobs
+        self.timeLimit = timeLimit
         var stems: [String: Int] = [:]
         items = traces.map { trace in
             var stem = ((trace as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -98,79 +113,79 @@ struct Batch {
 
     private func output(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
+    /// How a job ended.
+    private enum Outcome: Sendable {
+        case exited(Int, TerminationStatus)
+        case timedOut(Int)
+        case notStarted(Int, String)
+        case cancelled(Int)
+        case interrupted
+    }
+
     /// Runs the queue; returns how many traces failed.
-    mutating func run() -> Int {
-        // Ctrl-C and SIGTERM arrive through Dispatch and a pipe that the loop polls, so
-        // that cancelling is an ordinary step of the loop, whatever thread runs it.
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            printError("error: cannot create a pipe for signals")
-            return items.count
-        }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        defer {
-            close(readEnd)
-            close(writeEnd)
-        }
+    ///
+    /// Each replay is a child process awaited through swift-subprocess: the
+    /// batch sleeps until a replay ends, a time limit passes or Ctrl-C
+    /// arrives, and does nothing in between.
+    mutating func run() async -> Int {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let (interrupts, interrupt) = AsyncStream.makeStream(of: Void.self)
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                var byte: UInt8 = 1
-                _ = write(writeEnd, &byte, 1)
-            }
+            source.setEventHandler { interrupt.yield() }
             source.resume()
             return source
         }
         defer { sources.forEach { $0.cancel() } }
 
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var running: [(index: Int, process: Process, partial: String)] = []
         for item in items where item.status == .done { announce(item, note: "already done") }
         writeStatus()
         var cancelled = false
-        while true {
-            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 20) > 0 { cancelled = true }
-            if cancelled {
-                for job in running {
-                    kill(job.process.processIdentifier, SIGKILL)
-                    job.process.waitUntilExit()
-                    try? FileManager.default.removeItem(atPath: job.partial)
-                    if let errors = stderrFiles.removeValue(forKey: job.index) { try? FileManager.default.removeItem(atPath: errors) }
-                    items[job.index].status = .cancelled
-                    items[job.index].reason = "interrupted"
-                    announce(items[job.index])
+        await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                for await _ in interrupts { return .interrupted }
+                return .cancelled(-1)
+            }
+            var running = 0
+            while true {
+                while !cancelled, running < jobs, let next = items.firstIndex(where: { $0.status == .queued }) {
+                    if let job = prepare(next, executable: executable) {
+                        group.addTask { await Self.perform(job) }
+                        running += 1
+                    }
+                    writeStatus()
                 }
-                running.removeAll()
-                for k in items.indices where items[k].status == .queued {
-                    items[k].status = .cancelled
-                    items[k].reason = "interrupted before it started"
-                    announce(items[k])
+                if running == 0 { break }
+                guard let outcome = await group.next() else { break }
+                switch outcome {
+                case .interrupted:
+                    cancelled = true
+                    group.cancelAll()
+                    for k in items.indices where items[k].status == .queued {
+                        items[k].status = .cancelled
+                        items[k].reason = "interrupted before it started"
+                        announce(items[k])
+                    }
+                case .exited(let k, let status):
+                    running -= 1
+                    finish(k, status: status)
+                case .timedOut(let k):
+                    running -= 1
+                    discard(k, status: .failed, reason: "still running after --timeout \(String(format: "%g", timeLimit ?? 0)) s; killed")
+                case .notStarted(let k, let reason):
+                    running -= 1
+                    discard(k, status: .failed, reason: "cannot start a replay: \(reason)")
+                case .cancelled(let k):
+                    if k >= 0 {
+                        running -= 1
+                        discard(k, status: .cancelled, reason: "interrupted")
+                    }
                 }
                 writeStatus()
-                break
             }
-            // Reap finished jobs.
-            var k = 0
-            while k < running.count {
-                let job = running[k]
-                if job.process.isRunning {
-                    k += 1
-                    continue
-                }
-                finish(job.index, process: job.process, partial: job.partial)
-                running.remove(at: k)
-                writeStatus()
-            }
-            // Start queued ones up to the limit.
-            while running.count < jobs, let next = items.firstIndex(where: { $0.status == .queued }) {
-                if let started = start(next, executable: executable) {
-                    running.append(started)
-                }
-                writeStatus()
-            }
-            if running.isEmpty && !items.contains(where: { $0.status == .queued }) { break }
+            interrupt.finish()
+            group.cancelAll()
         }
         let failed = items.filter { $0.status == .failed }.count
         let done = items.filter { $0.status == .done }.count
@@ -179,50 +194,89 @@ struct Batch {
         return failed
     }
 
-    /// A new empty file for a job's output; on failure the job is marked failed.
-    private mutating func openForWriting(_ path: String, item k: Int) -> FileHandle? {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            items[k].status = .failed
-            items[k].reason = "cannot write \(path)"
-            announce(items[k])
-            return nil
-        }
-        return handle
+    /// What a child task needs to run one replay.
+    private struct Job: Sendable {
+        let index: Int
+        let executable: String
+        let arguments: [String]
+        let stdout: FileDescriptor
+        let stderr: FileDescriptor
+        let timeLimit: Double?
     }
 
-    private mutating func start(_ k: Int, executable: URL) -> (index: Int, process: Process, partial: String)? {
+    /// Opens a job's output files and marks it running; nil (and the job failed) when they cannot be opened.
+    private mutating func prepare(_ k: Int, executable: String) -> Job? {
         let item = items[k]
         let partial = output(".\(item.stem).jsonl.partial")
-        guard let sink = openForWriting(partial, item: k) else { return nil }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
-        process.standardOutput = sink
-        // Standard error to a file, not a pipe: a chatty replay must never block on a full pipe.
         let errors = output(".\(item.stem).stderr")
-        guard let errorSink = openForWriting(errors, item: k) else { return nil }
-        process.standardError = errorSink
-        stderrFiles[k] = errors
-        do {
-            try process.run()
-        } catch {
-            items[k].status = .failed
-            items[k].reason = "cannot start a replay: \(error.localizedDescription)"
-            announce(items[k])
+        let options: FileDescriptor.OpenOptions = [.create, .truncate]
+        let mode: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        guard let sink = try? FileDescriptor.open(FilePath(partial), .writeOnly, options: options, permissions: mode) else {
+            discard(k, status: .failed, reason: "cannot write \(partial)")
             return nil
         }
-        try? sink.close()
-        try? errorSink.close()
+        // Standard error to a file, not a pipe: a chatty replay must never block on a full pipe.
+        guard let errorSink = try? FileDescriptor.open(FilePath(errors), .writeOnly, options: options, permissions: mode) else {
+            try? sink.close()
+            discard(k, status: .failed, reason: "cannot write \(errors)")
+            return nil
+        }
         items[k].status = .running
         announce(items[k])
-        return (k, process, partial)
+        let arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
+        return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit)
     }
 
-    private mutating func finish(_ k: Int, process: Process, partial: String) {
-        let errorsPath = stderrFiles.removeValue(forKey: k)
-        let stderr = errorsPath.flatMap { FileManager.default.contents(atPath: $0) } ?? Data()
-        if let errorsPath { try? FileManager.default.removeItem(atPath: errorsPath) }
-        if process.terminationStatus == 0 {
+    /// Runs one replay to its end, its time limit, or the batch's cancellation.
+    private static func perform(_ job: Job) async -> Outcome {
+        // The replays stay in the batch's process group, so whatever stops the whole
+        // group (Ctrl-C at a terminal, a kill of the group) stops them too. Cancelling
+        // the task kills the replay (swift-subprocess's teardown ends with SIGKILL).
+        return await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask {
+                do {
+                    let result = try await Subprocess.run(
+                        .path(FilePath(job.executable)), arguments: Arguments(job.arguments),
+                        input: .none, output: .fileDescriptor(job.stdout, closeAfterSpawningProcess: true),
+                        error: .fileDescriptor(job.stderr, closeAfterSpawningProcess: true))
+                    return .exited(job.index, result.terminationStatus)
+                } catch {
+                    if Task.isCancelled { return .cancelled(job.index) }
+                    return .notStarted(job.index, "\(error)")
+                }
+            }
+            if let limit = job.timeLimit {
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(limit))
+                    return Task.isCancelled ? nil : .timedOut(job.index)
+                }
+            }
+            var outcome: Outcome = .cancelled(job.index)
+            if let first = await group.next(), let first {
+                outcome = first
+            }
+            group.cancelAll()
+            for await _ in group {}
+            return outcome
+        }
+    }
+
+    /// Removes a job's partial outputs and records why it did not finish.
+    private mutating func discard(_ k: Int, status: Status, reason: String) {
+        try? FileManager.default.removeItem(atPath: output(".\(items[k].stem).jsonl.partial"))
+        try? FileManager.default.removeItem(atPath: output(".\(items[k].stem).stderr"))
+        items[k].status = status
+        items[k].reason = reason
+        announce(items[k])
+    }
+
+    private mutating func finish(_ k: Int, status: TerminationStatus) {
+        let partial = output(".\(items[k].stem).jsonl.partial")
+        let errorsPath = output(".\(items[k].stem).stderr")
+        let stderr = FileManager.default.contents(atPath: errorsPath) ?? Data()
+        try? FileManager.default.removeItem(atPath: errorsPath)
+        switch status {
+        case .exited(0):
             let final = output("\(items[k].stem).jsonl")
             do {
                 if FileManager.default.fileExists(atPath: final) { try FileManager.default.removeItem(atPath: final) }
@@ -234,7 +288,7 @@ struct Batch {
                 items[k].status = .failed
                 items[k].reason = "cannot keep the output: \(error.localizedDescription)"
             }
-        } else {
+        case .exited(let code):
             // The reason: the replay's first line on standard error, else its error event.
             var message = String(decoding: stderr, as: UTF8.self).split(separator: "\n").first.map(String.init)
             if message == nil, let events = FileManager.default.contents(atPath: partial) {
@@ -243,7 +297,16 @@ struct Batch {
             }
             try? FileManager.default.removeItem(atPath: partial)
             items[k].status = .failed
-            items[k].reason = "exit \(process.terminationStatus): \(message ?? "no message")"
+            items[k].reason = "exit \(code): \(message ?? "no message")"
+        case .signaled(let number) where number == SIGINT || number == SIGTERM:
+            // Ctrl-C at a terminal reaches the replays as well as the batch.
+            try? FileManager.default.removeItem(atPath: partial)
+            items[k].status = .cancelled
+            items[k].reason = "interrupted"
+        case .signaled(let number):
+            try? FileManager.default.removeItem(atPath: partial)
+            items[k].status = .failed
+            items[k].reason = "killed by signal \(number)\(strsignal(number).map { " (\(String(cString: $0)))" } ?? "")"
         }
         announce(items[k])
     }

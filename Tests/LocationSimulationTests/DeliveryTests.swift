@@ -61,28 +61,67 @@ struct DeliveryTests {
         #expect(recorder.locations.first?.horizontalAccuracy == 5)
     }
 
-    @Test("a real clock paces events: 20 s of walk at 100x waits at least 0.2 s; pause and resume hold it")
-    func realClock() async throws {
+    /// 21 fixes one second apart (3 recorded 10 s apart, interpolated at 1 Hz).
+    func twentySecondWalk() throws -> Trace {
+        straightWalk(from: try .init(latitude: 53.4, longitude: -2.97), azimuth: 45, step: 30, count: 3, interval: 10)
+    }
+
+    @Test("at 100x every event is due exactly a hundredth of its walk time after the start")
+    func realTimePacing() async throws {
         var options = ReplayOptions()
         options.seek = 0
-        let trace = straightWalk(from: try .init(latitude: 53.4, longitude: -2.97), azimuth: 45, step: 30, count: 3, interval: 10)
+        let clock = ImmediateClock()
+        var dueAt: [Duration] = []
+        var walkTimes: [Double] = []
+        var first: Double?
+        for try await event in LocationEvents(trace: try twentySecondWalk(), replay: options, clock: RealTimeClock(speed: 100, clock: clock)) {
+            first = first ?? event.timestamp
+            walkTimes.append(event.timestamp - (first ?? 0))
+            dueAt.append(clock.now.offset)
+        }
+        #expect(walkTimes.count == 21)
+        #expect(dueAt == walkTimes.map { .seconds($0 / 100) })
+        #expect(clock.now.offset == .milliseconds(200))
+    }
+
+    @Test("a pause holds the replay however long it lasts; on resume the held event is due at once and the rest keep the speed")
+    func pauseAndResume() async throws {
+        var options = ReplayOptions()
+        options.seek = 0
+        let clock = ImmediateClock()
         let control = ReplayControl()
-        let clock = RealTimeClock(speed: 100, control: control)
+        let events = LocationEvents(trace: try twentySecondWalk(), replay: options, clock: RealTimeClock(speed: 100, control: control, clock: clock))
+        let replay = Task {
+            var dueAt: [Duration] = []
+            for try await _ in events {
+                dueAt.append(clock.now.offset)
+                if dueAt.count == 6 { await control.pause() }
+            }
+            return dueAt
+        }
+        while await control.heldReplays == 0 { await Task.yield() }
+        #expect(microseconds(clock.now.offset) == 50_000)
+        clock.advance(by: .seconds(7))
+        await control.resume()
+        let dueAt = try await replay.value
+        // In whole microseconds: the walk's seconds divided by the speed are not exact binary fractions.
+        let expected = (0..<6).map { 10_000 * $0 } + (0..<15).map { 7_050_000 + 10_000 * $0 }
+        #expect(dueAt.map(microseconds) == expected)
+    }
+
+    @Test("end to end on the wall clock: 20 s of walk at 100x waits at least 0.2 s")
+    func wallClock() async throws {
+        var options = ReplayOptions()
+        options.seek = 0
         let began = ContinuousClock.now
         var count = 0
-        for try await _ in LocationEvents(trace: trace, replay: options, clock: clock) { count += 1 }
-        let took = ContinuousClock.now - began
-        #expect(count > 0)
-        // Pacing is asserted as a lower bound (the events waited); the upper bound only catches a hang.
-        #expect(took >= .milliseconds(190) && took < .seconds(30))
-        await control.pause()
-        let paused = Task {
-            var n = 0
-            for try await _ in LocationEvents(trace: trace, replay: options, clock: clock) { n += 1 }
-            return n
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        await control.resume()
-        #expect(try await paused.value == count)
+        for try await _ in LocationEvents(trace: try twentySecondWalk(), replay: options, clock: RealTimeClock(speed: 100)) { count += 1 }
+        #expect(count == 21)
+        // A lower bound only: a busy machine makes it slower, never faster.
+        #expect(ContinuousClock.now - began >= .milliseconds(200))
     }
+}
+
+private func microseconds(_ d: Duration) -> Int {
+    Int((Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12).rounded())
 }

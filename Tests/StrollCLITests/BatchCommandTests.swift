@@ -24,17 +24,18 @@ struct BatchCommandTests {
         }
     }
 
-    /// Starts `stroll batch` on `traces` and returns once one of them has `status`.
-    func startBatch(_ traces: [String], out: URL, until status: String) throws -> Process? {
-        guard let exe = StrollBinary.url else { return nil }
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = ["batch"] + traces + ["--jobs", "2", "--out", out.path]
-        process.standardOutput = Pipe()
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? statuses(out))?.contains(status) ?? false) { usleep(10_000) }
-        return process
+    /// Runs `stroll batch` on `traces` with two jobs and sends `signal` to it (or to
+    /// its whole process group) once one of the traces has `status`.
+    func batch(_ traces: [String], out: URL, signal: Int32, toGroup: Bool = false, once status: String) async throws -> ChildRun {
+        try await StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", out.path]) { pid in
+            while true {
+                let now = (try? statuses(out)) ?? []
+                if now.contains(status) { break }
+                if !now.isEmpty && now.allSatisfy({ ["done", "failed", "cancelled"].contains($0) }) { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            kill(toGroup ? -pid : pid, signal)
+        }
     }
 
     func statuses(_ dir: URL) throws -> [String] {
@@ -44,10 +45,10 @@ struct BatchCommandTests {
     }
 
     @Test("the bundled traces with --jobs 3 all finish done; a bad trace fails with its reason and exit 1")
-    func bundled() throws {
+    func bundled() async throws {
         let out = try directory()
         let traces = ["lime-street-to-campus", "pier-head-to-guild", "campus-loop", "bold-street-long-stop"].map { packageRoot.appendingPathComponent("traces/\($0).gpx").path }
-        let run = try StrollBinary.run(["batch"] + traces + ["--jobs", "3", "--out", out.path])
+        let run = try await StrollBinary.run(["batch"] + traces + ["--jobs", "3", "--out", out.path])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(try statuses(out) == ["done", "done", "done", "done"])
         for stem in ["lime-street-to-campus", "campus-loop"] {
@@ -55,44 +56,37 @@ struct BatchCommandTests {
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("\(stem).\(ext)").path))
             }
         }
-        let bad = try StrollBinary.run(["batch", fixture("real-traces/togeojson/bad.gpx"), "--out", out.path])
+        let bad = try await StrollBinary.run(["batch", fixture("real-traces/togeojson/bad.gpx"), "--out", out.path])
         #expect(bad.status == 1 && bad.stdout.contains("[failed]") && bad.stdout.contains("no usable fix"))
     }
 
     @Test("interrupted midway and run again, it completes without redoing finished traces")
-    func interruptAndResume() throws {
+    func interruptAndResume() async throws {
         let out = try directory()
         let traces = try longWalks(6, in: out)
         let results = out.appendingPathComponent("results")
-        guard let process = try startBatch(traces, out: results, until: "done") else {
-            Issue.record("no stroll binary")
-            return
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        let first = try await batch(traces, out: results, signal: SIGINT, once: "done")
         let after = try statuses(results)
         #expect(after.contains("done"))
-        #expect(after.contains("cancelled") || process.terminationStatus == 0)
+        #expect(after.contains("cancelled") || first.status == 0)
+        #expect(first.status == 130 || first.status == 0, "\(first.reason)")
         let doneFirst = Set(after.enumerated().filter { $0.element == "done" }.map(\.offset))
         let partials = try FileManager.default.contentsOfDirectory(atPath: results.path).filter { $0.hasSuffix(".partial") }
         #expect(partials.isEmpty, "no half-written output is left")
-        let again = try StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
+        let again = try await StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
         #expect(again.status == 0)
         #expect(try statuses(results) == Array(repeating: "done", count: 6))
         for k in doneFirst { #expect(again.stdout.contains("[done] \(traces[k]) (already done)")) }
     }
 
     @Test("a batch killed with SIGKILL leaves no truncated output or status file, and the next run resumes")
-    func killed() throws {
+    func killed() async throws {
         let out = try directory()
         let traces = try longWalks(4, in: out)
         let results = out.appendingPathComponent("results")
-        guard let process = try startBatch(traces, out: results, until: "running") else {
-            Issue.record("no stroll binary")
-            return
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // The batch and its replays, as when a whole process group is killed.
+        let first = try await batch(traces, out: results, signal: SIGKILL, toGroup: true, once: "running")
+        #expect(first.signal == SIGKILL)
         // The status file is whole JSON (written by rename), and every finished output is whole.
         let after = try statuses(results)
         #expect(after.count == 4)
@@ -100,9 +94,44 @@ struct BatchCommandTests {
             let text = try String(contentsOfFile: results.appendingPathComponent(name).path, encoding: .utf8)
             #expect(text.hasSuffix("\n") && text.split(separator: "\n").last?.contains("\"summary\"") == true, "\(name) is complete")
         }
-        usleep(500_000)
-        let again = try StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
+        let again = try await StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", results.path])
         #expect(again.status == 0)
         #expect(try statuses(results) == Array(repeating: "done", count: 4))
+    }
+}
+
+@Suite("stroll batch with replays that hang or are killed", .serialized)
+struct BatchFailureTests {
+    @Test("a replay that hangs (its trace is a FIFO no one writes) fails at --timeout with the reason; nothing is left running")
+    func hangingReplay() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let fifo = dir.appendingPathComponent("never-written.gpx").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try await StrollBinary.run(["batch", fifo, "--timeout", "2", "--out", dir.appendingPathComponent("out").path])
+        #expect(run.status == 1, "\(run.reason) \(run.stdout)")
+        #expect(run.stdout.contains("[failed] \(fifo): still running after --timeout 2 s; killed"))
+        #expect(liveProcesses(containing: fifo).isEmpty)
+    }
+
+    @Test("a replay killed by a signal fails with the signal named; the rest finish")
+    func killedReplay() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let walks = try BatchCommandTests().longWalks(2, in: dir)
+        let out = dir.appendingPathComponent("out")
+        let run = try await StrollBinary.run(["batch"] + walks + ["--jobs", "1", "--out", out.path]) { pid in
+            // The first replay, once it runs.
+            while true {
+                if let replay = children(of: pid).first {
+                    kill(replay, SIGKILL)
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        #expect(run.status == 1, "\(run.reason)")
+        #expect(run.stdout.contains("[failed] \(walks[0]): killed by signal 9"))
+        #expect(run.stdout.contains("[done] \(walks[1])"))
     }
 }

@@ -15,8 +15,8 @@ struct ReplayCommandTests {
     let plist = fixture("CityCycleRideLocations.plist")
 
     @Test("JSON Lines events carry the contract's keys, in order, ending with the summary")
-    func jsonl() throws {
-        let run = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--format", "jsonl"])
+    func jsonl() async throws {
+        let run = try await StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--format", "jsonl"])
         #expect(run.status == 0, "\(run.stderr)")
         let events = try jsonLines(run.stdout)
         let keys: [String: Set<String>] = [
@@ -46,17 +46,17 @@ struct ReplayCommandTests {
     }
 
     @Test("the same seed gives byte-identical output, another seed does not")
-    func seeds() throws {
-        let a = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
-        let b = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
-        let c = try StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "2", "--format", "jsonl"])
+    func seeds() async throws {
+        let a = try await StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
+        let b = try await StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
+        let c = try await StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "2", "--format", "jsonl"])
         #expect(a.stdout == b.stdout)
         #expect(a.stdout != c.stdout)
     }
 
     @Test("--select selects the pin at the first ranking and recentres the map keeping the span")
-    func select() throws {
-        let run = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--select", "Leaf", "--format", "jsonl"])
+    func select() async throws {
+        let run = try await StrollBinary.run(["replay", walk, "--places", plist, "--group", "liverpool", "--select", "Leaf", "--format", "jsonl"])
         #expect(run.status == 0)
         let maps = try jsonLines(run.stdout).filter { $0["type"] as? String == "map" }
         let selected = try #require(maps.first { $0["selected"] as? String == "liverpool-4" })
@@ -68,38 +68,38 @@ struct ReplayCommandTests {
     }
 
     @Test("usage errors exit 64 with the candidates; missing input 66; bad input 65")
-    func exitCodes() throws {
-        let unknown = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "nowhere"])
+    func exitCodes() async throws {
+        let unknown = try await StrollBinary.run(["replay", walk, "--places", plist, "--group", "nowhere"])
         #expect(unknown.status == 64 && unknown.stderr.contains("liverpool, cupertino"))
-        let ambiguous = try StrollBinary.run(["replay", walk, "--places", plist, "--group", "cupertino", "--select", "Starbucks"])
+        let ambiguous = try await StrollBinary.run(["replay", walk, "--places", plist, "--group", "cupertino", "--select", "Starbucks"])
         #expect(ambiguous.status == 64 && ambiguous.stderr.contains("cupertino-"))
-        #expect(try StrollBinary.run(["replay", "/nonexistent.gpx"]).status == 66)
-        #expect(try StrollBinary.run(["replay", walk, "--places", "/nonexistent.json"]).status == 66)
-        let bad = try StrollBinary.run(["replay", fixture("real-traces/togeojson/bad.gpx"), "--format", "jsonl"])
+        #expect(try await StrollBinary.run(["replay", "/nonexistent.gpx"]).status == 66)
+        #expect(try await StrollBinary.run(["replay", walk, "--places", "/nonexistent.json"]).status == 66)
+        let bad = try await StrollBinary.run(["replay", fixture("real-traces/togeojson/bad.gpx"), "--format", "jsonl"])
         #expect(bad.status == 65)
         #expect(bad.stdout.contains("\"type\":\"error\"") && bad.stdout.contains("badInput"))
-        #expect(try StrollBinary.run(["replay", walk, "--format", "xml"]).status == 64)
+        #expect(try await StrollBinary.run(["replay", walk, "--format", "xml"]).status == 64)
     }
 
     @Test("--record then --verify passes; a changed walk fails with exit 1 and names the first divergence")
-    func golden() throws {
+    func golden() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-golden-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let golden = dir.appendingPathComponent("golden.json").path
-        #expect(try StrollBinary.run(["replay", walk, "--record", golden, "--format", "jsonl"]).status == 0)
-        let ok = try StrollBinary.run(["replay", walk, "--verify", golden, "--format", "jsonl"])
+        #expect(try await StrollBinary.run(["replay", walk, "--record", golden, "--format", "jsonl"]).status == 0)
+        let ok = try await StrollBinary.run(["replay", walk, "--verify", golden, "--format", "jsonl"])
         #expect(ok.status == 0 && ok.stderr.contains("match"))
-        let other = try StrollBinary.run(["replay", packageRoot.appendingPathComponent("traces/campus-loop.gpx").path, "--verify", golden, "--format", "jsonl"])
+        let other = try await StrollBinary.run(["replay", packageRoot.appendingPathComponent("traces/campus-loop.gpx").path, "--verify", golden, "--format", "jsonl"])
         #expect(other.status == 1)
         #expect(other.stderr.contains("verify:") && other.stderr.contains("should be"))
     }
 
     @Test("--geojson and --gpx write files that parse; the table ends with a summary")
-    func outputs() throws {
+    func outputs() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let geo = dir.appendingPathComponent("run.geojson").path, gpx = dir.appendingPathComponent("run.gpx").path
-        let run = try StrollBinary.run(["replay", walk, "--geojson", geo, "--gpx", gpx])
+        let run = try await StrollBinary.run(["replay", walk, "--geojson", geo, "--gpx", gpx])
         #expect(run.status == 0)
         #expect(run.stdout.contains("Summary:"))
         let object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: geo))) as? [String: Any])
@@ -111,33 +111,33 @@ struct ReplayCommandTests {
     }
 
     @Test("--state remembers the selection across runs; a corrupt state file warns and starts fresh")
-    func state() throws {
+    func state() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let state = dir.appendingPathComponent("state.json").path
-        _ = try StrollBinary.run(["replay", walk, "--select", "Tabac", "--state", state, "--format", "jsonl"])
-        let again = try StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
+        _ = try await StrollBinary.run(["replay", walk, "--select", "Tabac", "--state", state, "--format", "jsonl"])
+        let again = try await StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
         #expect(try jsonLines(again.stdout).contains { $0["type"] as? String == "map" && $0["selected"] as? String == "liverpool-7" })
         try Data("{corrupt".utf8).write(to: URL(fileURLWithPath: state))
-        let fresh = try StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
+        let fresh = try await StrollBinary.run(["replay", walk, "--state", state, "--format", "jsonl"])
         #expect(fresh.status == 0 && fresh.stderr.contains("warning"))
     }
 
     @Test("regions from GeoJSON give enter and exit events")
-    func regions() throws {
+    func regions() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-regions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let file = dir.appendingPathComponent("regions.geojson").path
         try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-2.9738644,53.4075]},"properties":{"id":"copperas","radius":60}}]}"#.utf8)
             .write(to: URL(fileURLWithPath: file))
-        let run = try StrollBinary.run(["replay", walk, "--regions", file, "--format", "jsonl"])
+        let run = try await StrollBinary.run(["replay", walk, "--regions", file, "--format", "jsonl"])
         let regionEvents = try jsonLines(run.stdout).filter { $0["type"] as? String == "region" }
         #expect(regionEvents.map { $0["event"] as? String } == ["enter", "exit"])
     }
 
     @Test("stroll with no arguments replays the bundled walk")
-    func noArguments() throws {
-        let run = try StrollBinary.run([])
+    func noArguments() async throws {
+        let run = try await StrollBinary.run([])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("Replaying lime-street-to-campus.gpx against 24 places (liverpool, lecture-theatres)"))
     }

@@ -15,8 +15,8 @@ struct TraceInfoCommandTests {
                                     "length_m", "duration_s", "movingTime_s", "bounds", "firstTime", "lastTime", "rejected"]
 
     @Test("--json prints one object with the contract's keys and values")
-    func json() throws {
-        let run = try StrollBinary.run(["trace", "info", fixture("real-traces/togeojson/apple_watch_route.gpx"), "--json"])
+    func json() async throws {
+        let run = try await StrollBinary.run(["trace", "info", fixture("real-traces/togeojson/apple_watch_route.gpx"), "--json"])
         #expect(run.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == Self.keys)
@@ -30,8 +30,8 @@ struct TraceInfoCommandTests {
     }
 
     @Test("rejected points come with line and reason")
-    func rejected() throws {
-        let run = try StrollBinary.run(["trace", "info", fixture("real-traces/togeojson/bad.gpx"), "--json"])
+    func rejected() async throws {
+        let run = try await StrollBinary.run(["trace", "info", fixture("real-traces/togeojson/bad.gpx"), "--json"])
         #expect(run.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let rejected = try #require(object["rejected"] as? [[String: Any]])
@@ -40,33 +40,33 @@ struct TraceInfoCommandTests {
     }
 
     @Test("a well-formed file with no points reports zeros")
-    func empty() throws {
+    func empty() async throws {
         let path = try temporaryFile("<?xml version=\"1.0\"?><gpx version=\"1.1\"></gpx>", suffix: ".gpx")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try StrollBinary.run(["trace", "info", path, "--json"])
+        let run = try await StrollBinary.run(["trace", "info", path, "--json"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("\"points\":0") && run.stdout.contains("\"length_m\":0") && run.stdout.contains("\"bounds\":null"))
     }
 
     @Test("truncated XML exits 65 with FILE:LINE:COLUMN on stderr")
-    func truncated() throws {
+    func truncated() async throws {
         let path = try temporaryFile("<gpx version='1.1'>\n<trk><trkseg><trkpt lat='53.4' lon='-2.9'>", suffix: ".gpx")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try StrollBinary.run(["trace", "info", path, "--json"])
+        let run = try await StrollBinary.run(["trace", "info", path, "--json"])
         #expect(run.status == 65)
         #expect(run.stderr.hasPrefix("\(path):2:"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
     @Test("a missing file or a directory exits 66")
-    func missing() throws {
-        #expect(try StrollBinary.run(["trace", "info", "/nonexistent/trace.gpx", "--json"]).status == 66)
-        #expect(try StrollBinary.run(["trace", "info", NSTemporaryDirectory()]).status == 66)
+    func missing() async throws {
+        #expect(try await StrollBinary.run(["trace", "info", "/nonexistent/trace.gpx", "--json"]).status == 66)
+        #expect(try await StrollBinary.run(["trace", "info", NSTemporaryDirectory()]).status == 66)
     }
 
     @Test("the table names what the file holds")
-    func table() throws {
-        let run = try StrollBinary.run(["trace", "info", fixture("real-traces/gpxpy/korita-zbevnica.gpx")])
+    func table() async throws {
+        let run = try await StrollBinary.run(["trace", "info", fixture("real-traces/gpxpy/korita-zbevnica.gpx")])
         #expect(run.status == 0)
         #expect(run.stdout.contains("tracks      4 (4 segments: 0, 358, 176, 337 points)"))
     }

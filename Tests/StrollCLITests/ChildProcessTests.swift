@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// Processes running now whose command line contains `text`, and not as zombies.
+func liveProcesses(containing text: String) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+              String(decoding: cmdline, as: UTF8.self).contains(text),
+              let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return false }
+        // The state follows the parenthesised command name; a zombie has ended.
+        let fields = String(decoding: stat, as: UTF8.self).split(separator: ")").last?.split(separator: " ")
+        return fields?.first != "Z"
+    }
+}
+
+/// The process ids whose parent is `parent`.
+func children(of parent: Int32) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+              let fields = String(decoding: stat, as: UTF8.self).split(separator: ")").last?.split(separator: " "),
+              fields.count > 1 else { return false }
+        // After the name: state, then the parent's id.
+        return fields[0] != "Z" && Int32(fields[1]) == parent
+    }
+}
+
+@Suite("Child processes in tests: awaited, drained, bounded")
+struct ChildProcessTests {
+    @Test("a megabyte on standard error before a megabyte on standard output: both read whole")
+    func bothStreamsWhole() async throws {
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "yes e | head -c 1048576 >&2; yes o | head -c 1048576"])
+        #expect(run.status == 0, "\(run.reason)")
+        #expect(run.stdout.utf8.count == 1 << 20 && run.stdout.allSatisfy { $0 == "o" || $0 == "\n" })
+        #expect(run.stderr.utf8.count == 1 << 20 && run.stderr.allSatisfy { $0 == "e" || $0 == "\n" })
+    }
+
+    @Test("a child that hangs is killed at its time limit with what it started, and says so")
+    func hangs() async throws {
+        // Durations no other process on the machine uses, to find them afterwards.
+        let n = Int.random(in: 100_000...999_999)
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "sleep 7\(n) & exec sleep 8\(n)"], timeout: .seconds(1))
+        #expect(run.timedOut)
+        #expect(run.reason.contains("timed out"))
+        #expect(liveProcesses(containing: "sleep 7\(n)").isEmpty)
+        #expect(liveProcesses(containing: "sleep 8\(n)").isEmpty)
+    }
+
+    @Test("a child killed by a signal is reported with the signal")
+    func killedBySignal() async throws {
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "echo before; kill -9 $$"])
+        #expect(run.signal == SIGKILL)
+        #expect(run.status == 128 + SIGKILL)
+        #expect(run.reason == "killed by signal 9")
+        #expect(run.stdout == "before\n")
+    }
+
+    @Test("a child that closes standard output early and keeps writing to standard error is read to its end")
+    func closesStdoutEarly() async throws {
+        let script = "echo first; exec 1>&-; i=0; while [ $i -lt 5000 ]; do echo \"line $i\" >&2; i=$((i+1)); done; exit 3"
+        let run = try await ChildProcess.run("/bin/sh", ["-c", script])
+        #expect(run.status == 3)
+        #expect(run.stdout == "first\n")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 5000 && lines.last == "line 4999")
+    }
+}
