@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Proximity", targets: ["Proximity"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "Replay", targets: ["Replay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,11 +38,12 @@ let package = Package(
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
+        .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Scenarios",
+                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -60,7 +62,7 @@ let package = Package(
         .testTarget(
             name: "StrollCLITests",
             dependencies: [
-                "TestSupport", "stroll",
+                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],

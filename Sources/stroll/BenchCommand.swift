@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Replay
 import Geodesy
 import LocationSimulation
 import Proximity

@@ -81,6 +81,12 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Remember and restore the selection and sort mode in this JSON file.", valueName: "FILE"))
     var state: String?
 
+    @Option(help: ArgumentHelp("Sort the list by distance (default) or by name; remembered with --state.", valueName: "distance|name"))
+    var sort: SortMode?
+
+    @Option(help: ArgumentHelp("Only places within this many metres are listed; others leave (deleted) and come back (inserted).", valueName: "METRES"))
+    var within: Double?
+
     @Option(help: ArgumentHelp("table (default) or jsonl: one JSON object per event.", valueName: "table|jsonl"))
     var format: String = "table"
 
@@ -113,6 +119,7 @@ struct ReplayCommand: AsyncParsableCommand {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard walkingSpeed > 0, walkingSpeed.isFinite else { throw ValidationError("--walking-speed must be more than 0") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0 metres") }
+        if let within { guard within >= 0, within.isFinite else { throw ValidationError("--within must be 0 metres or more") } }
     }
 
     func run() async throws {
@@ -139,3 +146,5 @@ struct ReplayCommand: AsyncParsableCommand {
         SensorOptions(noise: noise == "gaussian" ? .gaussian : .none, seed: seed)
     }
 }
+
+extension SortMode: ExpressibleByArgument {}

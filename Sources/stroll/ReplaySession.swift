@@ -5,6 +5,7 @@ import LocationSimulation
 import Logging
 import Map
 import Proximity
+import Replay
 import Scenarios
 import Traces
 
@@ -75,9 +76,14 @@ struct ReplaySession {
         }
         let active = set.places(inGroups: activeGroups)
         if let wanted = command.select {
-            selectID = try Self.resolveSelection(wanted, among: active)
+            do {
+                selectID = try Replay.resolve(wanted, among: active)
+            } catch {
+                printError("error: \(error.description)")
+                throw StrollExit.usage
+            }
         }
-        out = EventWriter(format: command.format, realtime: command.realtime)
+        out = EventWriter(format: command.format, realtime: command.realtime, groups: activeGroups)
         log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(command.accuracy) m, distance filter \(command.distanceFilter), rate \(command.rate) Hz, noise \(command.noise) (seed \(command.seed))")
         if let statePath = command.state {
             let (remembered, warning) = RememberedState.load(statePath)
@@ -85,112 +91,49 @@ struct ReplaySession {
             sortMode = remembered.sortMode
             if selectID == nil, let id = remembered.selected, active.contains(where: { $0.id == id }) { selectID = id }
         }
-    }
-
-    /// `--select`: an id exactly, else a name exactly within the active groups.
-    static func resolveSelection(_ wanted: String, among places: [Place]) throws -> String {
-        if let p = places.first(where: { $0.id == wanted }) { return p.id }
-        let named = places.filter { $0.name == wanted }
-        if named.count == 1 { return named[0].id }
-        if named.isEmpty {
-            let close = places.filter { $0.name.localizedCaseInsensitiveContains(wanted) || $0.id.localizedCaseInsensitiveContains(wanted) }
-            let hint = close.isEmpty ? "" : "; similar: " + close.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-            printError("error: --select \"\(wanted)\" matches no place id or name in the active groups\(hint)")
-        } else {
-            printError("error: --select \"\(wanted)\" matches \(named.count) places; use an id: " + named.map { "\($0.id) (\($0.name))" }.joined(separator: ", "))
-        }
-        throw StrollExit.usage
+        if let sort = command.sort { sortMode = sort }
     }
 
     mutating func run() async throws {
-        var simulator: LocationSimulator
+        var configuration = ReplayConfiguration()
+        configuration.settings = command.settings
+        configuration.replay = command.replayOptions
+        configuration.sensor = command.sensorOptions
+        configuration.regions = monitored
+        configuration.groups = activeGroups
+        configuration.sortMode = sortMode
+        configuration.within = command.within
+        configuration.regionSpan = command.regionSpan
+        configuration.follow = command.follow
+        configuration.select = selectID
+        var replay: Replay
         do {
-            simulator = try LocationSimulator(trace: trace, settings: command.settings, replay: command.replayOptions,
-                                              sensor: command.sensorOptions, regions: monitored)
+            replay = try Replay(trace: trace, places: placeSet, configuration: configuration,
+                                about: "stroll replay \((tracePath as NSString).lastPathComponent), groups \(activeGroups.joined(separator: ", "))")
         } catch {
             printError("error: \(error.description)")
             throw StrollExit.usage
         }
-        var engines: [(group: String, engine: ProximityEngine)] = activeGroups.map { g in
-            (g, ProximityEngine(places: placeSet.places.filter { $0.group == g }, sortMode: sortMode))
-        }
-        let active = placeSet.places(inGroups: activeGroups)
-        let names = Dictionary(active.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        var map = MapModel()
-        map.trackingMode = command.follow ? .follow : .none
-        _ = map.add(active.map { Annotation(id: $0.id, coordinate: $0.coordinate, title: $0.name, subtitle: $0.subtitle) })
-        var golden = GoldenTimeline(about: "stroll replay \((tracePath as NSString).lastPathComponent), groups \(activeGroups.joined(separator: ", "))")
+        let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         var report = RunReport(trace: trace)
-        var rankingChanges = 0
-        var lastMap: MapSnapshot?
-        var pendingSelect = selectID
-        let clock: any ReplayPacer = command.realtime
-            ? RealTimeClock(speed: command.speed).makePacer(start: simulator.startTime)
-            : VirtualClock().makePacer(start: simulator.startTime)
-        var pacer = clock
-        let duration = simulator.endTime - simulator.startTime
-        out.begin(trace: (tracePath as NSString).lastPathComponent, groups: activeGroups, places: active.count, notes: trace.notes + simulator.notes)
-
-        while let event = simulator.next() {
-            try await pacer.wait(until: event.timestamp)
-            let t = pacer.elapsed(at: event.timestamp)
-            switch event {
-            case .location(let l):
-                out.location(l, t: t)
-                report.delivered.append((l, t))
-                _ = map.updateUserLocation(l.coordinate)
-                if map.region == nil {
-                    _ = map.setRegion(MapRegion(center: l.coordinate, latitudinalMeters: command.regionSpan, longitudinalMeters: command.regionSpan))
-                }
-                for k in engines.indices {
-                    let update = engines[k].engine.update(from: l.coordinate)
-                    if update.changed && report.rankings[engines[k].group] != nil { rankingChanges += 1 }
-                    if let previous = report.rankings[engines[k].group], previous.nearest != update.nearest, let n = update.nearest {
-                        report.nearestChanges.append((engines[k].group, n, names[n] ?? n, l.coordinate, t))
-                    }
-                    report.rankings[engines[k].group] = update
-                    if command.html != nil { report.history[engines[k].group, default: []].append(update) }
-                    golden.record(update, group: engines[k].group, t: t)
-                    out.ranking(update, group: engines[k].group, t: t)
-                }
-                if let id = pendingSelect, engines.contains(where: { $0.engine.places.contains { $0.id == id } }) {
-                    pendingSelect = nil
-                    if case .success = map.select(id), let pin = map.annotation(id) { _ = map.setCenter(pin.coordinate) }
-                }
-                let snapshot = MapSnapshot(map)
-                if snapshot != lastMap {
-                    out.map(snapshot, t: t)
-                    lastMap = snapshot
-                }
-                out.progress(elapsed: event.timestamp - simulator.startTime, of: duration, delivered: report.delivered.count)
-            case .filtered(let l, let reason, let distance):
-                out.filtered(l, reason: reason, distance: distance, t: t)
-            case .regionState(let id, let inside, _):
-                if inside { out.region(id, event: "enter", initial: true, t: t) }
-            case .regionEntered(let id, _):
-                out.region(id, event: "enter", initial: false, t: t)
-            case .regionExited(let id, _):
-                out.region(id, event: "exit", initial: false, t: t)
-            case .paused:
-                out.simple("pause", t: t)
-            case .resumed:
-                out.simple("resume", t: t)
-            case .error(let e, _):
-                out.error(e, t: t)
-                if e.code == .badInput {
-                    out.summary(trace: trace, counts: simulator.counts, rankingChanges: rankingChanges, placesRejected: placeSet.rejected.count)
-                    throw StrollExit.badInput
-                }
-            }
+        out.begin(trace: (tracePath as NSString).lastPathComponent, groups: activeGroups, places: replay.places.count, notes: replay.notes)
+        out.duration = replay.endTime - replay.startTime
+        out.startTime = replay.startTime
+        if command.realtime {
+            var pacer = RealTimeClock(speed: command.speed).makePacer(start: replay.startTime)
+            while let event = try await replay.next(pacedBy: &pacer) { record(event, into: &report, names: names) }
+        } else {
+            while let event = replay.next() { record(event, into: &report, names: names) }
         }
-        out.summary(trace: trace, counts: simulator.counts, rankingChanges: rankingChanges, placesRejected: placeSet.rejected.count)
-        log.debug("replayed \(simulator.counts.generated) fixes: \(simulator.counts.delivered) delivered, \(simulator.counts.filteredTotal) filtered, \(rankingChanges) order changes")
-        report.selected = map.selected
-        try writeOutputs(report, active: active)
+        if replay.failed { throw StrollExit.badInput }
+        let counts = replay.counts
+        log.debug("replayed \(counts.generated) fixes: \(counts.delivered) delivered, \(counts.filteredTotal) filtered, \(replay.rankingChanges) order changes")
+        report.selected = replay.map.selected
+        try writeOutputs(report, active: replay.places)
         if let statePath = command.state {
             let (before, _) = RememberedState.load(statePath)
             var state = before
-            state.selected = map.selected
+            state.selected = replay.map.selected
             state.sortMode = sortMode
             state.group = activeGroups.first
             do {
@@ -201,7 +144,7 @@ struct ReplaySession {
         }
         if let path = command.record {
             do {
-                try golden.write(to: path)
+                try replay.golden.write(to: path)
             } catch {
                 printError("error: cannot write \(path): \(error.localizedDescription)")
                 throw StrollExit.internalError
@@ -215,11 +158,28 @@ struct ReplaySession {
                 printError("error: cannot read golden timeline \(path): \(error.localizedDescription)")
                 throw FileManager.default.fileExists(atPath: path) ? StrollExit.badInput : StrollExit.missingInput
             }
-            if let divergence = expected.firstDivergence(from: golden, names: names) {
+            if let divergence = expected.firstDivergence(from: replay.golden, names: names) {
                 printError("verify: \(path): \(divergence)")
                 throw StrollExit.checkFailed
             }
-            printError("verify: \(path): \(golden.entries.count) order changes match")
+            printError("verify: \(path): \(replay.golden.entries.count) order changes match")
+        }
+    }
+
+    /// Prints an event and keeps what the file outputs need.
+    private mutating func record(_ event: ReplayEvent, into report: inout RunReport, names: [String: String]) {
+        out.write(event)
+        switch event {
+        case .location(let l, let t):
+            report.delivered.append((l, t))
+        case .ranking(let update, let group, let t):
+            if let previous = report.rankings[group], previous.nearest != update.nearest, let n = update.nearest, let l = report.delivered.last {
+                report.nearestChanges.append((group, n, names[n] ?? n, l.location.coordinate, t))
+            }
+            report.rankings[group] = update
+            if command.html != nil { report.history[group, default: []].append(update) }
+        default:
+            break
         }
     }
 
@@ -248,18 +208,3 @@ struct ReplaySession {
         }
     }
 }
-
-/// What the map looked like after an update: what a `map` event reports.
-struct MapSnapshot: Equatable {
-    var region: MapRegion?
-    var visible: [String]
-    var selected: String?
-
-    init(_ map: MapModel) {
-        region = map.region
-        visible = map.visible
-        selected = map.selected
-    }
-}
-
-

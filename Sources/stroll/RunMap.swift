@@ -1,4 +1,5 @@
 import Foundation
+import Replay
 import Geodesy
 import LocationSimulation
 import Proximity

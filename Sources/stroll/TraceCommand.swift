@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Replay
 import Traces
 
 struct TraceCommand: ParsableCommand {

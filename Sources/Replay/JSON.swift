@@ -1,5 +1,6 @@
-/// A JSON value with ordered object keys, so output is stable and readable.
-enum JSON: Equatable {
+/// A JSON value with ordered object keys, so output is stable and readable:
+/// the one encoder behind every JSON line and file Stroll writes.
+public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -8,19 +9,19 @@ enum JSON: Equatable {
     case array([JSON])
     case object([(String, JSON)])
 
-    static func == (l: JSON, r: JSON) -> Bool { l.text == r.text }
+    public static func == (l: JSON, r: JSON) -> Bool { l.text == r.text }
 
-    static func optional(_ v: Double?) -> JSON { v.map { .number($0) } ?? .null }
-    static func optional(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
+    public static func optional(_ v: Double?) -> JSON { v.map { .number($0) } ?? .null }
+    public static func optional(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
 
     /// Compact JSON text; non-finite numbers become null.
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
     }
 
-    func write(to out: inout String) {
+    public func write(to out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -53,7 +54,7 @@ enum JSON: Equatable {
         }
     }
 
-    static func quote(_ s: String, into out: inout String) {
+    public static func quote(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -1,0 +1,248 @@
+import Foundation
+import Geodesy
+import LocationSimulation
+import Map
+import Proximity
+import Traces
+
+/// Everything a replay is asked to do besides its trace and places: what the
+/// options of `stroll replay` set.
+public struct ReplayConfiguration: Sendable {
+    public var settings = LocationSettings()
+    public var replay = ReplayOptions()
+    public var sensor = SensorOptions()
+    public var regions: [MonitoredRegion] = []
+    /// The groups ranked, in order; nil for every group of the places.
+    public var groups: [String]?
+    public var sortMode: SortMode = .distance
+    /// Places farther than this (metres) leave the list, and come back as inserts.
+    public var within: Double?
+    /// The map region's size in metres, centred on the first delivered fix.
+    public var regionSpan = 1000.0
+    /// Whether the map region follows every delivered fix.
+    public var follow = false
+    /// A place id, else a name within the ranked groups, whose pin is selected
+    /// (and the map recentred on it) at the first ranking that lists it.
+    public var select: String?
+
+    public init() {}
+}
+
+/// Why a replay could not be set up.
+public enum ReplaySetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownGroup(String, available: [String])
+    /// `select` matched no place, or several.
+    case selection(String)
+    case regions(String)
+
+    public var description: String {
+        switch self {
+        case .unknownGroup(let g, let available): return "unknown group \"\(g)\"; the groups are: \(available.joined(separator: ", "))"
+        case .selection(let message), .regions(let message): return message
+        }
+    }
+}
+
+/// The pipeline behind `stroll replay`: the location simulator, one ranking
+/// per group of places on every delivered fix, and the map model. A test
+/// pulls exactly the events the command prints (``ReplayEvent/jsonLine``).
+///
+/// `next()` replays in virtual time; ``events(clock:)`` paces the same events
+/// on a clock. After the last event comes one `summary`.
+public struct Replay {
+    public let trace: Trace
+    /// The places of the ranked groups.
+    public let places: [Place]
+    public let groups: [String]
+    public let configuration: ReplayConfiguration
+    /// The selection's place id, resolved from ``ReplayConfiguration/select``.
+    public let selectID: String?
+    /// Time of the first fix, seconds since 1970, and of the last.
+    public let startTime: Double
+    public let endTime: Double
+    /// Notes about the trace and the replay (no times, gaps, ...).
+    public let notes: [String]
+    /// The order changes so far, as a golden timeline records them.
+    public private(set) var golden: GoldenTimeline
+    public private(set) var map = MapModel()
+    public private(set) var rankingChanges = 0
+    /// Every group's latest ranking.
+    public private(set) var rankings: [String: RankingUpdate] = [:]
+    /// Whether the replay stopped at bad input in the trace.
+    public private(set) var failed = false
+
+    private var simulator: LocationSimulator
+    private var engines: [(group: String, engine: ProximityEngine)]
+    private let placesRejected: Int
+    private var pendingSelect: String?
+    private var lastMap: MapSnapshot?
+    private var pending: [ReplayEvent] = []
+    private var pendingIndex = 0
+    private var finished = false
+
+    public init(trace: Trace, places placeSet: PlaceSet, configuration: ReplayConfiguration = ReplayConfiguration(),
+                about: String? = nil) throws(ReplaySetupError) {
+        self.trace = trace
+        self.configuration = configuration
+        let groups = configuration.groups ?? placeSet.groups
+        for g in groups where !placeSet.groups.contains(g) { throw .unknownGroup(g, available: placeSet.groups) }
+        self.groups = groups
+        places = placeSet.places(inGroups: groups)
+        placesRejected = placeSet.rejected.count
+        selectID = try configuration.select.map { wanted throws(ReplaySetupError) in try Self.resolve(wanted, among: placeSet.places(inGroups: groups)) }
+        pendingSelect = selectID
+        do {
+            simulator = try LocationSimulator(trace: trace, settings: configuration.settings, replay: configuration.replay,
+                                              sensor: configuration.sensor, regions: configuration.regions)
+        } catch {
+            throw .regions(error.description)
+        }
+        startTime = simulator.startTime
+        endTime = simulator.endTime
+        notes = trace.notes + simulator.notes
+        engines = groups.map { g in
+            var engine = ProximityEngine(places: placeSet.places.filter { $0.group == g }, sortMode: configuration.sortMode)
+            engine.maximumRadius = configuration.within
+            return (g, engine)
+        }
+        map.trackingMode = configuration.follow ? .follow : .none
+        _ = map.add(places.map { Annotation(id: $0.id, coordinate: $0.coordinate, title: $0.name, subtitle: $0.subtitle) })
+        golden = GoldenTimeline(about: about ?? "replay, groups \(groups.joined(separator: ", "))")
+    }
+
+    /// A place id exactly, else a name exactly among `places`; no match or several is an error listing the candidates.
+    public static func resolve(_ wanted: String, among places: [Place]) throws(ReplaySetupError) -> String {
+        if let p = places.first(where: { $0.id == wanted }) { return p.id }
+        let named = places.filter { $0.name == wanted }
+        if named.count == 1 { return named[0].id }
+        if named.isEmpty {
+            let close = places.filter { $0.name.localizedCaseInsensitiveContains(wanted) || $0.id.localizedCaseInsensitiveContains(wanted) }
+            let hint = close.isEmpty ? "" : "; similar: " + close.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+            throw .selection("--select \"\(wanted)\" matches no place id or name in the active groups\(hint)")
+        }
+        throw .selection("--select \"\(wanted)\" matches \(named.count) places; use an id: " + named.map { "\($0.id) (\($0.name))" }.joined(separator: ", "))
+    }
+
+    /// The simulator's counters so far.
+    public var counts: ReplayCounts { simulator.counts }
+
+    /// The next event in virtual time; nil after the summary.
+    public mutating func next() -> ReplayEvent? {
+        while pendingIndex == pending.count {
+            guard !finished else { return nil }
+            pending.removeAll(keepingCapacity: true)
+            pendingIndex = 0
+            if let event = simulator.next() {
+                handle(event, t: event.timestamp - startTime)
+            } else {
+                finish()
+            }
+        }
+        defer { pendingIndex += 1 }
+        return pending[pendingIndex]
+    }
+
+    /// Every event to the end, in virtual time.
+    public mutating func run() -> [ReplayEvent] {
+        var all: [ReplayEvent] = []
+        while let e = next() { all.append(e) }
+        return all
+    }
+
+    /// The same events paced by `clock`; `t` is the pacer's time since the replay began.
+    public func events<C: ReplayClock>(clock: C) -> ReplayEvents<C> { ReplayEvents(replay: self, clock: clock) }
+
+    /// The next event, once `pacer` says it is due; `t` is the pacer's time since
+    /// the replay began. nil after the summary.
+    public mutating func next<P: ReplayPacer>(pacedBy pacer: inout P) async throws -> ReplayEvent? {
+        while pendingIndex == pending.count {
+            guard !finished else { return nil }
+            pending.removeAll(keepingCapacity: true)
+            pendingIndex = 0
+            if let event = simulator.next() {
+                try await pacer.wait(until: event.timestamp)
+                handle(event, t: pacer.elapsed(at: event.timestamp))
+            } else {
+                finish()
+            }
+        }
+        defer { pendingIndex += 1 }
+        return pending[pendingIndex]
+    }
+
+    private mutating func finish() {
+        guard !finished else { return }
+        finished = true
+        var rejected: [String: Int] = [:]
+        for r in trace.rejected { rejected[r.category, default: 0] += 1 }
+        let read = trace.replaySegments.map(\.fixes.count).reduce(0, +) + trace.rejected.count
+        pending.append(.summary(ReplaySummary(read: read, rejected: rejected, counts: simulator.counts,
+                                              rankingChanges: rankingChanges, placesRejected: placesRejected)))
+    }
+
+    private mutating func handle(_ event: LocationEvent, t: Double) {
+        switch event {
+        case .location(let l):
+            pending.append(.location(l, t: t))
+            _ = map.updateUserLocation(l.coordinate)
+            if map.region == nil {
+                _ = map.setRegion(MapRegion(center: l.coordinate, latitudinalMeters: configuration.regionSpan, longitudinalMeters: configuration.regionSpan))
+            }
+            for k in engines.indices {
+                let group = engines[k].group
+                let update = engines[k].engine.update(from: l.coordinate)
+                if update.changed && rankings[group] != nil { rankingChanges += 1 }
+                rankings[group] = update
+                golden.record(update, group: group, t: t)
+                pending.append(.ranking(update, group: group, t: t))
+            }
+            if let id = pendingSelect, engines.contains(where: { $0.engine.places.contains { $0.id == id } }) {
+                pendingSelect = nil
+                if case .success = map.select(id), let pin = map.annotation(id) { _ = map.setCenter(pin.coordinate) }
+            }
+            let snapshot = MapSnapshot(map)
+            if snapshot != lastMap {
+                pending.append(.map(snapshot, t: t))
+                lastMap = snapshot
+            }
+        case .filtered(let l, let reason, let distance):
+            pending.append(.filtered(l, reason: reason, distance: distance, t: t))
+        case .regionState(let id, let inside, _):
+            if inside { pending.append(.region(id: id, entered: true, initial: true, t: t)) }
+        case .regionEntered(let id, _):
+            pending.append(.region(id: id, entered: true, initial: false, t: t))
+        case .regionExited(let id, _):
+            pending.append(.region(id: id, entered: false, initial: false, t: t))
+        case .paused:
+            pending.append(.pause(t: t))
+        case .resumed:
+            pending.append(.resume(t: t))
+        case .error(let e, _):
+            pending.append(.error(e, t: t))
+            if e.code == .badInput {
+                failed = true
+                finish()
+            }
+        }
+    }
+}
+
+/// A replay's events paced by a clock, as an `AsyncSequence`.
+public struct ReplayEvents<C: ReplayClock>: AsyncSequence {
+    public typealias Element = ReplayEvent
+    let replay: Replay
+    let clock: C
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var replay: Replay
+        var pacer: C.Pacer
+
+        public mutating func next() async throws -> ReplayEvent? {
+            try await replay.next(pacedBy: &pacer)
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(replay: replay, pacer: clock.makePacer(start: replay.startTime))
+    }
+}
