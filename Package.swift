@@ -19,12 +19,13 @@ let package = Package(
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "CoreLocation", targets: ["CoreLocation"]),
+        .library(name: "MapKit", targets: ["MapKit"]),
+        .library(name: "StrollSimulation", targets: ["StrollSimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -38,7 +39,11 @@ let package = Package(
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
+        .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
+        .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
+        .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
+        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
@@ -46,8 +51,7 @@ let package = Package(
                 "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+                "ChildProcess",
             ],
             swiftSettings: strict
         ),
@@ -59,12 +63,14 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
+        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        // App code as it is mostly written today: the Swift 5 language mode, on purpose.
+        .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "StrollCLITests",
             dependencies: [
-                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy",
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy", "ChildProcess",
             ],
             swiftSettings: strict
         ),

@@ -10,7 +10,7 @@ public protocol ReplayClock: Sendable {
 
 public protocol ReplayPacer {
     /// Returns when the event at `timestamp` is due.
-    mutating func wait(until timestamp: Double) async throws
+    nonisolated(nonsending) mutating func wait(until timestamp: Double) async throws
     /// Seconds since the replay began: virtual for a virtual clock, real for a real one.
     func elapsed(at timestamp: Double) -> Double
 }
@@ -21,7 +21,7 @@ public struct VirtualClock: ReplayClock {
 
     public struct Pacer: ReplayPacer {
         let start: Double
-        public mutating func wait(until timestamp: Double) async throws {}
+        nonisolated(nonsending) public mutating func wait(until timestamp: Double) async throws {}
         public func elapsed(at timestamp: Double) -> Double { timestamp - start }
     }
 
@@ -90,7 +90,7 @@ public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration,
             origin.advanced(by: .seconds((timestamp - start) / speed))
         }
 
-        public mutating func wait(until timestamp: Double) async throws {
+        nonisolated(nonsending) public mutating func wait(until timestamp: Double) async throws {
             try await holdWhilePaused(at: timestamp)
             let due = due(timestamp)
             if due > clock.now { try await clock.sleep(until: due, tolerance: nil) }
@@ -98,7 +98,7 @@ public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration,
         }
 
         /// After a pause the event at `timestamp` is due now.
-        private mutating func holdWhilePaused(at timestamp: Double) async throws {
+        nonisolated(nonsending) private mutating func holdWhilePaused(at timestamp: Double) async throws {
             guard let control, await control.waitWhilePaused() else { return }
             try Task.checkCancellation()
             origin = clock.now.advanced(by: .zero - .seconds((timestamp - start) / speed))

@@ -1,11 +1,6 @@
 import ArgumentParser
 import Foundation
-import Subprocess
-#if canImport(System)
-import System
-#else
-import SystemPackage
-#endif
+import ChildProcess
 
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -115,7 +110,7 @@ struct Batch {
 
     /// How a job ended.
     private enum Outcome: Sendable {
-        case exited(Int, TerminationStatus)
+        case exited(Int, ChildExit)
         case timedOut(Int)
         case notStarted(Int, String)
         case cancelled(Int)
@@ -124,9 +119,9 @@ struct Batch {
 
     /// Runs the queue; returns how many traces failed.
     ///
-    /// Each replay is a child process awaited through swift-subprocess: the
-    /// batch sleeps until a replay ends, a time limit passes or Ctrl-C
-    /// arrives, and does nothing in between.
+    /// Each replay is a child process awaited through its termination handler
+    /// (``ChildProcess``): the batch sleeps until a replay ends, a time limit
+    /// passes or Ctrl-C arrives, and does nothing in between.
     mutating func run() async -> Int {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let (interrupts, interrupt) = AsyncStream.makeStream(of: Void.self)
@@ -199,8 +194,8 @@ struct Batch {
         let index: Int
         let executable: String
         let arguments: [String]
-        let stdout: FileDescriptor
-        let stderr: FileDescriptor
+        let stdout: FileHandle
+        let stderr: FileHandle
         let timeLimit: Double?
     }
 
@@ -209,14 +204,12 @@ struct Batch {
         let item = items[k]
         let partial = output(".\(item.stem).jsonl.partial")
         let errors = output(".\(item.stem).stderr")
-        let options: FileDescriptor.OpenOptions = [.create, .truncate]
-        let mode: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
-        guard let sink = try? FileDescriptor.open(FilePath(partial), .writeOnly, options: options, permissions: mode) else {
+        guard FileManager.default.createFile(atPath: partial, contents: nil), let sink = FileHandle(forWritingAtPath: partial) else {
             discard(k, status: .failed, reason: "cannot write \(partial)")
             return nil
         }
         // Standard error to a file, not a pipe: a chatty replay must never block on a full pipe.
-        guard let errorSink = try? FileDescriptor.open(FilePath(errors), .writeOnly, options: options, permissions: mode) else {
+        guard FileManager.default.createFile(atPath: errors, contents: nil), let errorSink = FileHandle(forWritingAtPath: errors) else {
             try? sink.close()
             discard(k, status: .failed, reason: "cannot write \(errors)")
             return nil
@@ -227,37 +220,20 @@ struct Batch {
         return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit)
     }
 
-    /// Runs one replay to its end, its time limit, or the batch's cancellation.
+    /// Runs one replay to its end, its time limit, or the batch's cancellation
+    /// (which kills it at once).
     private static func perform(_ job: Job) async -> Outcome {
-        // The replays stay in the batch's process group, so whatever stops the whole
-        // group (Ctrl-C at a terminal, a kill of the group) stops them too. Cancelling
-        // the task kills the replay (swift-subprocess's teardown ends with SIGKILL).
-        return await withTaskGroup(of: Outcome?.self) { group in
-            group.addTask {
-                do {
-                    let result = try await Subprocess.run(
-                        .path(FilePath(job.executable)), arguments: Arguments(job.arguments),
-                        input: .none, output: .fileDescriptor(job.stdout, closeAfterSpawningProcess: true),
-                        error: .fileDescriptor(job.stderr, closeAfterSpawningProcess: true))
-                    return .exited(job.index, result.terminationStatus)
-                } catch {
-                    if Task.isCancelled { return .cancelled(job.index) }
-                    return .notStarted(job.index, "\(error)")
-                }
-            }
-            if let limit = job.timeLimit {
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(limit))
-                    return Task.isCancelled ? nil : .timedOut(job.index)
-                }
-            }
-            var outcome: Outcome = .cancelled(job.index)
-            if let first = await group.next(), let first {
-                outcome = first
-            }
-            group.cancelAll()
-            for await _ in group {}
-            return outcome
+        defer {
+            try? job.stdout.close()
+            try? job.stderr.close()
+        }
+        do {
+            let run = try await ChildProcess.run(job.executable, job.arguments, stdout: .file(job.stdout), stderr: .file(job.stderr),
+                                                 timeout: job.timeLimit.map { .seconds($0) })
+            if Task.isCancelled { return .cancelled(job.index) }
+            return run.timedOut ? .timedOut(job.index) : .exited(job.index, run.exit)
+        } catch {
+            return .notStarted(job.index, error.localizedDescription)
         }
     }
 
@@ -270,13 +246,13 @@ struct Batch {
         announce(items[k])
     }
 
-    private mutating func finish(_ k: Int, status: TerminationStatus) {
+    private mutating func finish(_ k: Int, status: ChildExit) {
         let partial = output(".\(items[k].stem).jsonl.partial")
         let errorsPath = output(".\(items[k].stem).stderr")
         let stderr = FileManager.default.contents(atPath: errorsPath) ?? Data()
         try? FileManager.default.removeItem(atPath: errorsPath)
-        switch status {
-        case .exited(0):
+        switch (status.status, status.signal) {
+        case (0, nil):
             let final = output("\(items[k].stem).jsonl")
             do {
                 if FileManager.default.fileExists(atPath: final) { try FileManager.default.removeItem(atPath: final) }
@@ -288,7 +264,7 @@ struct Batch {
                 items[k].status = .failed
                 items[k].reason = "cannot keep the output: \(error.localizedDescription)"
             }
-        case .exited(let code):
+        case (let code, nil):
             // The reason: the replay's first line on standard error, else its error event.
             var message = String(decoding: stderr, as: UTF8.self).split(separator: "\n").first.map(String.init)
             if message == nil, let events = FileManager.default.contents(atPath: partial) {
@@ -298,12 +274,12 @@ struct Batch {
             try? FileManager.default.removeItem(atPath: partial)
             items[k].status = .failed
             items[k].reason = "exit \(code): \(message ?? "no message")"
-        case .signaled(let number) where number == SIGINT || number == SIGTERM:
+        case (_, let number?) where number == SIGINT || number == SIGTERM:
             // Ctrl-C at a terminal reaches the replays as well as the batch.
             try? FileManager.default.removeItem(atPath: partial)
             items[k].status = .cancelled
             items[k].reason = "interrupted"
-        case .signaled(let number):
+        case (_, let number?):
             try? FileManager.default.removeItem(atPath: partial)
             items[k].status = .failed
             items[k].reason = "killed by signal \(number)\(strsignal(number).map { " (\(String(cString: $0)))" } ?? "")"

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 import TestSupport
@@ -24,8 +25,8 @@ struct BatchCommandTests {
         }
     }
 
-    /// Runs `stroll batch` on `traces` with two jobs and sends `signal` to it (or to
-    /// its whole process group) once one of the traces has `status`.
+    /// Runs `stroll batch` on `traces` with two jobs and sends `signal` to it (and,
+    /// with `toGroup`, to its replays) once one of the traces has `status`.
     func batch(_ traces: [String], out: URL, signal: Int32, toGroup: Bool = false, once status: String) async throws -> ChildRun {
         try await StrollBinary.run(["batch"] + traces + ["--jobs", "2", "--out", out.path]) { pid in
             while true {
@@ -34,7 +35,11 @@ struct BatchCommandTests {
                 if !now.isEmpty && now.allSatisfy({ ["done", "failed", "cancelled"].contains($0) }) { break }
                 try await Task.sleep(for: .milliseconds(10))
             }
-            kill(toGroup ? -pid : pid, signal)
+            if toGroup {
+                // The replays lead process groups of their own.
+                for replay in children(of: pid) { kill(replay, signal) }
+            }
+            kill(pid, signal)
         }
     }
 

@@ -1,0 +1,59 @@
+#if !canImport(Darwin)
+import Foundation
+import Synchronization
+
+/// The device behind every `CLLocationManager`: what a phone's location
+/// stack does. StrollSimulation's `Simulation` is one; with none installed a
+/// manager reports `CLError.locationUnknown`. Everything here runs on the main
+/// actor, where the callbacks arrive.
+@MainActor
+public protocol CLLocationDevice: AnyObject, Sendable {
+    var authorizationStatus: CLAuthorizationStatus { get }
+    /// The app asked for permission; `always` for `requestAlwaysAuthorization()`.
+    func requestAuthorization(always: Bool)
+    /// A manager's delegate was set: iOS answers with the authorization callback.
+    func delegateDidChange(for manager: CLLocationManager)
+    func startUpdatingLocation(for manager: CLLocationManager)
+    func stopUpdatingLocation(for manager: CLLocationManager)
+    func requestLocation(for manager: CLLocationManager)
+    func startMonitoring(for region: CLRegion, manager: CLLocationManager)
+    func stopMonitoring(for region: CLRegion, manager: CLLocationManager)
+    func requestState(for region: CLRegion, manager: CLLocationManager)
+}
+
+/// Where managers find the device.
+public enum CLDevice {
+    @MainActor public static var current: (any CLLocationDevice)?
+
+    private static let liveUpdateRequests = Mutex<[AsyncStream<CLLocationUpdate>.Continuation]>([])
+
+    /// `CLLocationUpdate.liveUpdates()` sequences made since the device last
+    /// asked; the device feeds each from the moment it takes it, before any
+    /// later fix.
+    public static func takeLiveUpdateRequests() -> [AsyncStream<CLLocationUpdate>.Continuation] {
+        liveUpdateRequests.withLock { requests in
+            defer { requests.removeAll() }
+            return requests
+        }
+    }
+
+    static func requestLiveUpdates(_ continuation: AsyncStream<CLLocationUpdate>.Continuation) {
+        liveUpdateRequests.withLock { $0.append(continuation) }
+    }
+}
+
+/// What the device tells one manager; `CLLocationManager.receive(_:)` turns it
+/// into the delegate callback.
+public enum CLDeviceEvent {
+    case locations([CLLocation])
+    case failure(CLError)
+    case authorizationChanged(CLAuthorizationStatus)
+    case entered(CLRegion)
+    case exited(CLRegion)
+    case determinedState(CLRegionState, CLRegion)
+    case monitoringFailed(CLRegion?, CLError)
+    case didStartMonitoring(CLRegion)
+    case paused
+    case resumed
+}
+#endif

@@ -1,0 +1,149 @@
+#if !canImport(Darwin)
+import Foundation
+
+/// CoreLocation's callbacks, every one optional (a default that does
+/// nothing). Like Apple's, the requirements are not actor-isolated; Stroll
+/// calls them on the main actor.
+public protocol CLLocationManagerDelegate: NSObjectProtocol {
+    func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
+    func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
+    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
+    func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
+    func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion)
+    func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion)
+    func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
+    func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error)
+    func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
+    func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
+    func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager)
+}
+
+extension CLLocationManagerDelegate {
+    public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {}
+    public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
+    public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {}
+    public func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {}
+    public func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {}
+    public func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {}
+    public func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion) {}
+    public func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error) {}
+    public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
+    public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
+    public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
+}
+
+/// CoreLocation's manager, with Apple's defaults (best accuracy, no distance
+/// filter, automatic pausing on). It holds the app's settings and passes its
+/// requests to the device (``CLDevice/current``), which delivers fixes with
+/// this manager's own `desiredAccuracy` and `distanceFilter`.
+///
+/// It belongs to the main actor, where iOS apps use it and where the device
+/// delivers callbacks (`@preconcurrency`, so Swift 5 code that uses it without
+/// annotations compiles unchanged). With no device installed,
+/// `startUpdatingLocation()` reports `CLError.locationUnknown` to the delegate.
+@preconcurrency @MainActor
+open class CLLocationManager: NSObject {
+    open weak var delegate: (any CLLocationManagerDelegate)? {
+        didSet { CLDevice.current?.delegateDidChange(for: self) }
+    }
+    open var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+    open var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+    open var activityType: CLActivityType = .other
+    open var pausesLocationUpdatesAutomatically = true
+    open var allowsBackgroundLocationUpdates = false
+    open var showsBackgroundLocationIndicator = false
+    open var headingFilter: CLLocationDegrees = 1
+    /// The most recent fix delivered to this manager.
+    open private(set) var location: CLLocation?
+    open private(set) var monitoredRegions: Set<CLRegion> = []
+    open var maximumRegionMonitoringDistance: CLLocationDistance { 1_000_000 }
+    /// Whether updates are on (not a CoreLocation property; for tests and the device).
+    public private(set) var isUpdatingLocation = false
+
+    public override init() {
+        super.init()
+    }
+
+    open var authorizationStatus: CLAuthorizationStatus { Self.authorizationStatus() }
+    open var accuracyAuthorization: CLAccuracyAuthorization { .fullAccuracy }
+
+    open class func authorizationStatus() -> CLAuthorizationStatus { CLDevice.current?.authorizationStatus ?? .notDetermined }
+    open class func locationServicesEnabled() -> Bool { CLDevice.current != nil }
+    open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool { regionClass is CLCircularRegion.Type }
+    open class func significantLocationChangeMonitoringAvailable() -> Bool { true }
+    open class func headingAvailable() -> Bool { false }
+
+    open func requestWhenInUseAuthorization() { CLDevice.current?.requestAuthorization(always: false) }
+    open func requestAlwaysAuthorization() { CLDevice.current?.requestAuthorization(always: true) }
+
+    open func startUpdatingLocation() {
+        isUpdatingLocation = true
+        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        device.startUpdatingLocation(for: self)
+    }
+
+    open func stopUpdatingLocation() {
+        isUpdatingLocation = false
+        CLDevice.current?.stopUpdatingLocation(for: self)
+    }
+
+    open func requestLocation() {
+        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        device.requestLocation(for: self)
+    }
+
+    /// Significant changes: fixes at least 500 m apart, as iOS's cell-based service.
+    open func startMonitoringSignificantLocationChanges() {
+        distanceFilter = 500
+        startUpdatingLocation()
+    }
+
+    open func stopMonitoringSignificantLocationChanges() { stopUpdatingLocation() }
+
+    open func startMonitoring(for region: CLRegion) {
+        monitoredRegions.remove(region)
+        monitoredRegions.insert(region)
+        guard let device = CLDevice.current else { return receive(.monitoringFailed(region, CLError(.regionMonitoringFailure))) }
+        device.startMonitoring(for: region, manager: self)
+    }
+
+    open func stopMonitoring(for region: CLRegion) {
+        monitoredRegions.remove(region)
+        CLDevice.current?.stopMonitoring(for: region, manager: self)
+    }
+
+    open func requestState(for region: CLRegion) {
+        guard let device = CLDevice.current else { return receive(.determinedState(.unknown, region)) }
+        device.requestState(for: region, manager: self)
+    }
+
+    /// The device's delivery: keeps `location` and calls the delegate.
+    public func receive(_ event: CLDeviceEvent) {
+        switch event {
+        case .locations(let locations):
+            location = locations.last ?? location
+            delegate?.locationManager(self, didUpdateLocations: locations)
+        case .failure(let error):
+            if error.code == .denied { isUpdatingLocation = false }
+            delegate?.locationManager(self, didFailWithError: error)
+        case .authorizationChanged(let status):
+            delegate?.locationManagerDidChangeAuthorization(self)
+            delegate?.locationManager(self, didChangeAuthorization: status)
+        case .entered(let region):
+            delegate?.locationManager(self, didEnterRegion: region)
+        case .exited(let region):
+            delegate?.locationManager(self, didExitRegion: region)
+        case .determinedState(let state, let region):
+            delegate?.locationManager(self, didDetermineState: state, for: region)
+        case .monitoringFailed(let region, let error):
+            delegate?.locationManager(self, monitoringDidFailFor: region, withError: error)
+        case .didStartMonitoring(let region):
+            delegate?.locationManager(self, didStartMonitoringFor: region)
+        case .paused:
+            delegate?.locationManagerDidPauseLocationUpdates(self)
+        case .resumed:
+            delegate?.locationManagerDidResumeLocationUpdates(self)
+        }
+    }
+}
+#endif

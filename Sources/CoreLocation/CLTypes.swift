@@ -1,0 +1,126 @@
+#if !canImport(Darwin)
+import Foundation
+
+public typealias CLLocationDegrees = Double
+public typealias CLLocationDistance = Double
+public typealias CLLocationAccuracy = Double
+public typealias CLLocationDirection = Double
+public typealias CLLocationDirectionAccuracy = Double
+public typealias CLLocationSpeed = Double
+public typealias CLLocationSpeedAccuracy = Double
+
+/// A latitude and longitude in degrees (WGS84), as CoreLocation's. Like
+/// Apple's it is not `Equatable` or `Codable`, so an app's own extensions
+/// adding those still compile.
+public struct CLLocationCoordinate2D: Sendable {
+    public var latitude: CLLocationDegrees
+    public var longitude: CLLocationDegrees
+
+    public init() {
+        latitude = 0
+        longitude = 0
+    }
+
+    public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+public func CLLocationCoordinate2DMake(_ latitude: CLLocationDegrees, _ longitude: CLLocationDegrees) -> CLLocationCoordinate2D {
+    CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
+}
+
+/// Whether latitude is in [-90, 90] and longitude in [-180, 180].
+public func CLLocationCoordinate2DIsValid(_ coordinate: CLLocationCoordinate2D) -> Bool {
+    (-90...90).contains(coordinate.latitude) && (-180...180).contains(coordinate.longitude)
+}
+
+public let kCLLocationCoordinate2DInvalid = CLLocationCoordinate2D(latitude: -180, longitude: -180)
+
+public let kCLLocationAccuracyBestForNavigation: CLLocationAccuracy = -2
+public let kCLLocationAccuracyBest: CLLocationAccuracy = -1
+public let kCLLocationAccuracyNearestTenMeters: CLLocationAccuracy = 10
+public let kCLLocationAccuracyHundredMeters: CLLocationAccuracy = 100
+public let kCLLocationAccuracyKilometer: CLLocationAccuracy = 1000
+public let kCLLocationAccuracyThreeKilometers: CLLocationAccuracy = 3000
+public let kCLLocationAccuracyReduced: CLLocationAccuracy = 3000
+public let kCLDistanceFilterNone: CLLocationDistance = -1
+public let CLLocationDistanceMax: CLLocationDistance = .greatestFiniteMagnitude
+public let CLTimeIntervalMax: TimeInterval = .greatestFiniteMagnitude
+public let kCLErrorDomain = "kCLErrorDomain"
+
+public enum CLAuthorizationStatus: Int32, Sendable {
+    case notDetermined = 0
+    case restricted = 1
+    case denied = 2
+    case authorizedAlways = 3
+    case authorizedWhenInUse = 4
+
+    @available(*, deprecated, renamed: "authorizedAlways")
+    public static var authorized: CLAuthorizationStatus { .authorizedAlways }
+}
+
+public enum CLAccuracyAuthorization: Int, Sendable {
+    case fullAccuracy = 0
+    case reducedAccuracy = 1
+}
+
+public enum CLActivityType: Int, Sendable {
+    case other = 1
+    case automotiveNavigation = 2
+    case fitness = 3
+    case otherNavigation = 4
+    case airborne = 5
+}
+
+public enum CLRegionState: Int, Sendable {
+    case unknown = 0
+    case inside = 1
+    case outside = 2
+}
+
+/// CoreLocation's error: `error as? CLError`, `.code == .denied`, and the
+/// `kCLErrorDomain` domain and raw codes when bridged to `NSError`.
+public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringConvertible {
+    public enum Code: Int, Sendable {
+        case locationUnknown = 0
+        case denied = 1
+        case network = 2
+        case headingFailure = 3
+        case regionMonitoringDenied = 4
+        case regionMonitoringFailure = 5
+        case regionMonitoringSetupDelayed = 6
+        case regionMonitoringResponseDelayed = 7
+        case geocodeFoundNoResult = 8
+        case geocodeFoundPartialResult = 9
+        case geocodeCanceled = 10
+        case deferredFailed = 11
+        case deferredNotUpdatingLocation = 12
+        case deferredAccuracyTooLow = 13
+        case deferredDistanceFiltered = 14
+        case deferredCanceled = 15
+        case rangingUnavailable = 16
+        case rangingFailure = 17
+        case promptDeclined = 18
+        case historicalLocationError = 19
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    public static var errorDomain: String { kCLErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var description: String { "CLError(\(code))" }
+
+    public static var locationUnknown: Code { .locationUnknown }
+    public static var denied: Code { .denied }
+    public static var network: Code { .network }
+    public static var regionMonitoringDenied: Code { .regionMonitoringDenied }
+    public static var regionMonitoringFailure: Code { .regionMonitoringFailure }
+    public static var promptDeclined: Code { .promptDeclined }
+}
+#endif

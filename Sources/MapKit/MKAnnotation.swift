@@ -1,0 +1,84 @@
+#if !canImport(Darwin)
+import CoreLocation
+import Foundation
+
+/// A pin's data. `title` and `subtitle` are optional, as in MapKit (a default of nil).
+public protocol MKAnnotation: NSObjectProtocol {
+    var coordinate: CLLocationCoordinate2D { get }
+    var title: String? { get }
+    var subtitle: String? { get }
+}
+
+extension MKAnnotation {
+    public var title: String? { nil }
+    public var subtitle: String? { nil }
+}
+
+open class MKShape: NSObject, MKAnnotation {
+    open var title: String?
+    open var subtitle: String?
+    open var coordinate: CLLocationCoordinate2D { CLLocationCoordinate2D() }
+}
+
+open class MKPointAnnotation: MKShape {
+    private var point = CLLocationCoordinate2D()
+
+    open override var coordinate: CLLocationCoordinate2D {
+        get { point }
+        set { point = newValue }
+    }
+
+    public override init() {
+        super.init()
+    }
+
+    public init(coordinate: CLLocationCoordinate2D) {
+        point = coordinate
+        super.init()
+    }
+
+    public init(coordinate: CLLocationCoordinate2D, title: String?, subtitle: String?) {
+        point = coordinate
+        super.init()
+        self.title = title
+        self.subtitle = subtitle
+    }
+}
+
+/// The device's position on the map (`MKMapView.userLocation`).
+open class MKUserLocation: NSObject, MKAnnotation {
+    open internal(set) var location: CLLocation?
+    open internal(set) var isUpdating = false
+    open var title: String? = "My Location"
+    open var subtitle: String?
+
+    open var coordinate: CLLocationCoordinate2D { location?.coordinate ?? kCLLocationCoordinate2DInvalid }
+}
+
+public enum MKUserTrackingMode: Int, Sendable {
+    case none = 0
+    case follow = 1
+    case followWithHeading = 2
+}
+
+/// A pin's view, headless: it carries its annotation and selection only.
+@MainActor
+open class MKAnnotationView: NSObject {
+    open var annotation: (any MKAnnotation)?
+    public let reuseIdentifier: String?
+    open var isSelected = false
+    open var canShowCallout = false
+    open var isEnabled = true
+
+    public init(annotation: (any MKAnnotation)?, reuseIdentifier: String?) {
+        self.annotation = annotation
+        self.reuseIdentifier = reuseIdentifier
+    }
+}
+
+@MainActor
+open class MKMarkerAnnotationView: MKAnnotationView {}
+
+@MainActor
+open class MKPinAnnotationView: MKAnnotationView {}
+#endif

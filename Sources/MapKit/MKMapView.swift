@@ -1,0 +1,283 @@
+#if !canImport(Darwin)
+import CoreLocation
+import Foundation
+import Geodesy
+import Map
+
+/// MapKit's map callbacks, every one optional (a default that does nothing).
+@MainActor
+public protocol MKMapViewDelegate: NSObjectProtocol {
+    func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool)
+    func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool)
+    func mapViewDidChangeVisibleRegion(_ mapView: MKMapView)
+    func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView?
+    func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView)
+    func mapView(_ mapView: MKMapView, didDeselect view: MKAnnotationView)
+    func mapView(_ mapView: MKMapView, didSelect annotation: any MKAnnotation)
+    func mapView(_ mapView: MKMapView, didDeselect annotation: any MKAnnotation)
+    func mapView(_ mapView: MKMapView, didUpdate userLocation: MKUserLocation)
+    func mapView(_ mapView: MKMapView, didFailToLocateUserWithError error: any Error)
+    func mapView(_ mapView: MKMapView, didChange mode: MKUserTrackingMode, animated: Bool)
+}
+
+extension MKMapViewDelegate {
+    public func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool) {}
+    public func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {}
+    public func mapViewDidChangeVisibleRegion(_ mapView: MKMapView) {}
+    public func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? { nil }
+    public func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {}
+    public func mapView(_ mapView: MKMapView, didDeselect view: MKAnnotationView) {}
+    public func mapView(_ mapView: MKMapView, didSelect annotation: any MKAnnotation) {}
+    public func mapView(_ mapView: MKMapView, didDeselect annotation: any MKAnnotation) {}
+    public func mapView(_ mapView: MKMapView, didUpdate userLocation: MKUserLocation) {}
+    public func mapView(_ mapView: MKMapView, didFailToLocateUserWithError error: any Error) {}
+    public func mapView(_ mapView: MKMapView, didChange mode: MKUserTrackingMode, animated: Bool) {}
+}
+
+/// A headless `MKMapView`: no drawing, the same state and callbacks. The
+/// annotations, selection, region and visible pins are Stroll's map model;
+/// with `showsUserLocation` it follows the device (the running simulation)
+/// through a location manager of its own, as MapKit does.
+@MainActor
+open class MKMapView: NSObject {
+    open weak var delegate: (any MKMapViewDelegate)?
+    /// The view's size in points; `regionThatFits` keeps its aspect ratio.
+    open var frame: CGRect
+
+    private var model = MapModel()
+    private var objects: [String: any MKAnnotation] = [:]
+    private var ids: [ObjectIdentifier: String] = [:]
+    private var order: [String] = []
+    private var views: [String: MKAnnotationView] = [:]
+    private var nextID = 0
+    private var currentRegion = MKCoordinateRegion(center: CLLocationCoordinate2D(latitude: 0, longitude: 0),
+                                                   span: MKCoordinateSpan(latitudeDelta: 180, longitudeDelta: 360))
+    private var userLocationManager: CLLocationManager?
+    private var userLocationReceiver: UserLocationReceiver?
+
+    public let userLocation = MKUserLocation()
+
+    public init(frame: CGRect) {
+        self.frame = frame
+        super.init()
+    }
+
+    public override convenience init() {
+        self.init(frame: CGRect(x: 0, y: 0, width: 390, height: 844))
+    }
+
+    // MARK: Region
+
+    open var region: MKCoordinateRegion {
+        get { currentRegion }
+        set { setRegion(newValue, animated: false) }
+    }
+
+    open func setRegion(_ region: MKCoordinateRegion, animated: Bool) {
+        delegate?.mapView(self, regionWillChangeAnimated: animated)
+        currentRegion = region
+        _ = model.setRegion(MapRegion(center: Coordinate(computedLatitude: region.center.latitude, longitude: region.center.longitude),
+                                      latitudeDelta: region.span.latitudeDelta, longitudeDelta: region.span.longitudeDelta))
+        delegate?.mapViewDidChangeVisibleRegion(self)
+        delegate?.mapView(self, regionDidChangeAnimated: animated)
+    }
+
+    open var centerCoordinate: CLLocationCoordinate2D {
+        get { currentRegion.center }
+        set { setCenter(newValue, animated: false) }
+    }
+
+    /// Recentres, keeping the span (the zoom level), as MapKit does.
+    open func setCenter(_ coordinate: CLLocationCoordinate2D, animated: Bool) {
+        setRegion(MKCoordinateRegion(center: coordinate, span: currentRegion.span), animated: animated)
+    }
+
+    /// The region widened in one direction to the view's aspect ratio (in map points).
+    open func regionThatFits(_ region: MKCoordinateRegion) -> MKCoordinateRegion {
+        guard frame.width > 0, frame.height > 0 else { return region }
+        let rect = MKMapRect(region)
+        let aspect = Double(frame.width / frame.height)
+        var fitted = rect
+        if rect.width / max(rect.height, .leastNonzeroMagnitude) < aspect {
+            fitted = MKMapRect(x: rect.midX - rect.height * aspect / 2, y: rect.minY, width: rect.height * aspect, height: rect.height)
+        } else {
+            fitted = MKMapRect(x: rect.minX, y: rect.midY - rect.width / aspect / 2, width: rect.width, height: rect.width / aspect)
+        }
+        var result = MKCoordinateRegion(fitted)
+        result.center = region.center
+        return result
+    }
+
+    open var visibleMapRect: MKMapRect {
+        get { MKMapRect(currentRegion) }
+        set { setVisibleMapRect(newValue, animated: false) }
+    }
+
+    open func setVisibleMapRect(_ rect: MKMapRect, animated: Bool) {
+        setRegion(MKCoordinateRegion(rect), animated: animated)
+    }
+
+    // MARK: Annotations
+
+    open var annotations: [any MKAnnotation] { order.compactMap { objects[$0] } }
+
+    open func addAnnotation(_ annotation: any MKAnnotation) { addAnnotations([annotation]) }
+
+    open func addAnnotations(_ annotations: [any MKAnnotation]) {
+        var added: [Annotation] = []
+        for a in annotations where ids[ObjectIdentifier(a)] == nil {
+            let id = "annotation-\(nextID)"
+            nextID += 1
+            ids[ObjectIdentifier(a)] = id
+            objects[id] = a
+            order.append(id)
+            added.append(Annotation(id: id, coordinate: Coordinate(computedLatitude: a.coordinate.latitude, longitude: a.coordinate.longitude),
+                                    title: a.title.flatMap { $0 } ?? "", subtitle: a.subtitle.flatMap { $0 }))
+        }
+        _ = model.add(added)
+    }
+
+    open func removeAnnotation(_ annotation: any MKAnnotation) { removeAnnotations([annotation]) }
+
+    /// Removing the selected pin deselects it (with `didDeselect`).
+    open func removeAnnotations(_ annotations: [any MKAnnotation]) {
+        let gone = annotations.compactMap { ids[ObjectIdentifier($0)] }
+        if let selected = model.selected, gone.contains(selected), let object = objects[selected] { deselectAnnotation(object, animated: false) }
+        _ = model.remove(gone)
+        for id in gone {
+            if let object = objects.removeValue(forKey: id) { ids.removeValue(forKey: ObjectIdentifier(object)) }
+            views.removeValue(forKey: id)
+        }
+        order.removeAll { gone.contains($0) }
+    }
+
+    /// The pins inside a map rectangle (MapKit gives them as a set of objects).
+    open func annotations(in mapRect: MKMapRect) -> Set<AnyHashable> {
+        Set(annotations.filter { mapRect.contains(MKMapPoint($0.coordinate)) }.compactMap { ($0 as? NSObject).map(AnyHashable.init) })
+    }
+
+    /// The pins inside the current region, in the order they were added.
+    public var visibleAnnotations: [any MKAnnotation] { model.visible.compactMap { objects[$0] } }
+
+    open func view(for annotation: any MKAnnotation) -> MKAnnotationView? {
+        guard let id = ids[ObjectIdentifier(annotation)] else { return nil }
+        if let view = views[id] { return view }
+        let view = delegate?.mapView(self, viewFor: annotation) ?? MKAnnotationView(annotation: annotation, reuseIdentifier: nil)
+        views[id] = view
+        return view
+    }
+
+    // MARK: Selection
+
+    open var selectedAnnotations: [any MKAnnotation] {
+        get { model.selected.flatMap { objects[$0] }.map { [$0] } ?? [] }
+        set {
+            if let first = newValue.first {
+                selectAnnotation(first, animated: false)
+            } else if let current = selectedAnnotations.first {
+                deselectAnnotation(current, animated: false)
+            }
+        }
+    }
+
+    /// Single selection: selecting one deselects the other first.
+    open func selectAnnotation(_ annotation: any MKAnnotation, animated: Bool) {
+        guard let id = ids[ObjectIdentifier(annotation)], model.selected != id else { return }
+        if let current = model.selected, let object = objects[current] { deselectAnnotation(object, animated: animated) }
+        guard case .success = model.select(id) else { return }
+        if let view = view(for: annotation) {
+            view.isSelected = true
+            delegate?.mapView(self, didSelect: view)
+        }
+        delegate?.mapView(self, didSelect: annotation)
+    }
+
+    open func deselectAnnotation(_ annotation: (any MKAnnotation)?, animated: Bool) {
+        guard let current = model.selected, let object = objects[current] else { return }
+        if let annotation, ids[ObjectIdentifier(annotation)] != current { return }
+        _ = model.deselect()
+        if let view = views[current] {
+            view.isSelected = false
+            delegate?.mapView(self, didDeselect: view)
+        }
+        delegate?.mapView(self, didDeselect: object)
+    }
+
+    /// A region that shows every given pin, with a margin.
+    open func showAnnotations(_ annotations: [any MKAnnotation], animated: Bool) {
+        let coordinates = annotations.map { Coordinate(computedLatitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude) }
+        guard let fit = MapRegion.fitting(coordinates) else { return }
+        setRegion(MKCoordinateRegion(center: CLLocationCoordinate2D(latitude: fit.center.latitude, longitude: fit.center.longitude),
+                                     span: MKCoordinateSpan(latitudeDelta: fit.latitudeDelta, longitudeDelta: fit.longitudeDelta)), animated: animated)
+    }
+
+    // MARK: The user's location
+
+    open var showsUserLocation = false {
+        didSet {
+            guard showsUserLocation != oldValue else { return }
+            if showsUserLocation {
+                let manager = CLLocationManager()
+                let receiver = UserLocationReceiver(map: self)
+                manager.delegate = receiver
+                userLocationManager = manager
+                userLocationReceiver = receiver
+                userLocation.isUpdating = true
+                manager.startUpdatingLocation()
+            } else {
+                userLocationManager?.stopUpdatingLocation()
+                userLocationManager = nil
+                userLocationReceiver = nil
+                userLocation.isUpdating = false
+            }
+        }
+    }
+
+    open var isUserLocationVisible: Bool {
+        guard let location = userLocation.location else { return false }
+        return visibleMapRect.contains(MKMapPoint(location.coordinate))
+    }
+
+    open var userTrackingMode: MKUserTrackingMode = .none {
+        didSet {
+            guard userTrackingMode != oldValue else { return }
+            delegate?.mapView(self, didChange: userTrackingMode, animated: false)
+            if userTrackingMode != .none, !showsUserLocation { showsUserLocation = true }
+            if userTrackingMode != .none, let location = userLocation.location { setCenter(location.coordinate, animated: false) }
+        }
+    }
+
+    open func setUserTrackingMode(_ mode: MKUserTrackingMode, animated: Bool) { userTrackingMode = mode }
+
+    fileprivate func userLocationChanged(_ location: CLLocation) {
+        userLocation.location = location
+        _ = model.updateUserLocation(Coordinate(computedLatitude: location.coordinate.latitude, longitude: location.coordinate.longitude))
+        delegate?.mapView(self, didUpdate: userLocation)
+        if userTrackingMode != .none { setCenter(location.coordinate, animated: true) }
+    }
+
+    fileprivate func userLocationFailed(_ error: any Error) {
+        delegate?.mapView(self, didFailToLocateUserWithError: error)
+    }
+}
+
+/// The map's own location manager's delegate: every fix moves the user's pin.
+@MainActor
+private final class UserLocationReceiver: NSObject, CLLocationManagerDelegate {
+    weak var map: MKMapView?
+
+    init(map: MKMapView) {
+        self.map = map
+    }
+
+    nonisolated func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+        guard let last = locations.last else { return }
+        MainActor.assumeIsolated { map?.userLocationChanged(last) }
+    }
+
+    nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
+        let error = error as? CLError ?? CLError(.locationUnknown)
+        MainActor.assumeIsolated { map?.userLocationFailed(error) }
+    }
+}
+#endif

@@ -1,0 +1,396 @@
+#if !canImport(Darwin)
+import CoreLocation
+import Foundation
+import Geodesy
+import LocationSimulation
+import Traces
+
+/// The device's part, as Xcode's scheme location plays it: the walk every
+/// `CLLocationManager` in the process is on.
+///
+/// ```swift
+/// Simulation.current = try Simulation(trace: "traces/lime-street-to-campus.gpx")
+/// let app = MyViewModel()              // makes a CLLocationManager, starts updates
+/// await Simulation.current?.run()      // the whole walk, in virtual time
+/// ```
+///
+/// Every manager that has started updates gets the device's fixes with its own
+/// `desiredAccuracy` and `distanceFilter` (two managers with different filters
+/// see different deliveries), from the moment it started. Callbacks arrive on
+/// the main actor in time order; callbacks at the same instant come in the
+/// order the managers started. Authorization prompts are answered with
+/// ``authorizationAnswer``. Monitored regions report entry, exit and state.
+@MainActor
+public final class Simulation: CLLocationDevice {
+    /// The installed simulation; every manager asks it. Setting it installs it as ``CLDevice/current``.
+    public static var current: Simulation? {
+        didSet { CLDevice.current = current }
+    }
+
+    public let trace: Trace
+    public let replay: ReplayOptions
+    public let sensor: SensorOptions
+    public private(set) var authorizationStatus: CLAuthorizationStatus
+    /// What the user answers when the app asks for permission.
+    public var authorizationAnswer: CLAuthorizationStatus
+    /// The walk's first and last fix, seconds since 1970.
+    public let startTime: Double
+    public let endTime: Double
+    /// Where the walk is now, seconds since 1970.
+    public private(set) var now: Double
+    /// Seconds since the walk began.
+    public var elapsed: Double { now - startTime }
+
+    private var feeds: [Feed] = []
+    private var nextFeedOrder = 0
+    private var known: [WeakManager] = []
+    private var waiting: [WeakManager] = []
+    private var queued: [(manager: WeakManager, event: CLDeviceEvent)] = []
+    private var announced: [ObjectIdentifier: Set<String>] = [:]
+
+    /// A walk from a trace file (GPX or CSV). A missing or unreadable file throws an error naming it.
+    public convenience init(trace path: String, replay: ReplayOptions = ReplayOptions(), sensor: SensorOptions = SensorOptions(),
+                            authorization: CLAuthorizationStatus = .authorizedWhenInUse,
+                            answer: CLAuthorizationStatus = .authorizedWhenInUse) throws(TraceError) {
+        self.init(trace: try TraceReader.read(path), replay: replay, sensor: sensor, authorization: authorization, answer: answer)
+    }
+
+    /// A walk from a trace in memory. `authorization` is the status the app
+    /// starts with (granted by default, as on a simulator that has asked before).
+    public init(trace: Trace, replay: ReplayOptions = ReplayOptions(), sensor: SensorOptions = SensorOptions(),
+                authorization: CLAuthorizationStatus = .authorizedWhenInUse, answer: CLAuthorizationStatus = .authorizedWhenInUse) {
+        self.trace = trace
+        self.replay = replay
+        self.sensor = sensor
+        authorizationStatus = authorization
+        authorizationAnswer = answer
+        var probe = LocationSettings()
+        probe.distanceFilter = kCLDistanceFilterNone
+        let timeline = try? LocationSimulator(trace: trace, settings: probe, replay: replay, sensor: sensor)
+        startTime = timeline?.startTime ?? 0
+        endTime = timeline?.endTime ?? 0
+        now = startTime
+    }
+
+    // MARK: Driving
+
+    /// Replays to the end of the walk in virtual time.
+    public func run() async {
+        await advance(to: endTime)
+        finishLiveUpdates()
+    }
+
+    /// Replays to the end, each callback when `clock` says it is due (for example `RealTimeClock(speed: 10)`).
+    public func run(clock: some ReplayClock) async throws {
+        var pacer = clock.makePacer(start: now)
+        try await step(to: endTime, pacer: &pacer)
+        finishLiveUpdates()
+    }
+
+    /// Moves the walk on by `seconds`, delivering what falls due.
+    public func advance(by seconds: Double) async {
+        await advance(to: now + seconds)
+    }
+
+    private func advance(to target: Double) async {
+        var pacer = VirtualClock().makePacer(start: now)
+        try? await step(to: target, pacer: &pacer)
+    }
+
+    private func step<P: ReplayPacer>(to target: Double, pacer: inout P) async throws {
+        deliverQueued()
+        while true {
+            takeLiveUpdates()
+            var earliest: Feed?
+            for feed in feeds where feed.peek() != nil {
+                guard let t = feed.peek()?.timestamp, t <= target else { continue }
+                if let e = earliest, let et = e.peek()?.timestamp, et <= t { continue }
+                earliest = feed
+            }
+            guard let feed = earliest, let event = feed.take() else { break }
+            try await pacer.wait(until: event.timestamp)
+            now = max(now, event.timestamp)
+            deliver(event, from: feed)
+            deliverQueued()
+            feeds.removeAll { $0.isFinished }
+        }
+        now = max(now, target)
+        if now >= endTime { finishLiveUpdates() }
+    }
+
+    // MARK: CLLocationDevice
+
+    public func requestAuthorization(always: Bool) {
+        guard authorizationStatus == .notDetermined else { return }
+        var answer = authorizationAnswer
+        if !always && answer == .authorizedAlways { answer = .authorizedWhenInUse }
+        authorizationStatus = answer
+        for manager in known.compactMap(\.manager) { queue(.authorizationChanged(answer), for: manager) }
+        let held = waiting.compactMap(\.manager)
+        waiting.removeAll()
+        for manager in held where manager.isUpdatingLocation { startUpdatingLocation(for: manager) }
+    }
+
+    public func delegateDidChange(for manager: CLLocationManager) {
+        remember(manager)
+        if manager.delegate != nil { queue(.authorizationChanged(authorizationStatus), for: manager) }
+    }
+
+    public func startUpdatingLocation(for manager: CLLocationManager) {
+        remember(manager)
+        stopUpdatingLocation(for: manager)
+        switch authorizationStatus {
+        case .authorizedAlways, .authorizedWhenInUse:
+            addFeed(.updates, for: manager)
+        case .notDetermined:
+            waiting.append(WeakManager(manager))
+        case .denied, .restricted:
+            queue(.failure(CLError(.denied)), for: manager)
+        }
+    }
+
+    public func stopUpdatingLocation(for manager: CLLocationManager) {
+        feeds.removeAll { $0.manager === manager && ($0.kind == .updates || $0.kind == .oneShot) }
+        waiting.removeAll { $0.manager === manager }
+    }
+
+    public func requestLocation(for manager: CLLocationManager) {
+        remember(manager)
+        switch authorizationStatus {
+        case .authorizedAlways, .authorizedWhenInUse:
+            addFeed(.oneShot, for: manager)
+        default:
+            queue(.failure(CLError(.denied)), for: manager)
+        }
+    }
+
+    public func startMonitoring(for region: CLRegion, manager: CLLocationManager) {
+        remember(manager)
+        guard region is CLCircularRegion else {
+            queue(.monitoringFailed(region, CLError(.regionMonitoringFailure)), for: manager)
+            return
+        }
+        guard authorizationStatus == .authorizedAlways || authorizationStatus == .authorizedWhenInUse else {
+            queue(.monitoringFailed(region, CLError(.regionMonitoringDenied)), for: manager)
+            return
+        }
+        queue(.didStartMonitoring(region), for: manager)
+        monitorAgain(manager)
+    }
+
+    public func stopMonitoring(for region: CLRegion, manager: CLLocationManager) {
+        announced[ObjectIdentifier(manager)]?.remove(region.identifier)
+        monitorAgain(manager)
+    }
+
+    public func requestState(for region: CLRegion, manager: CLLocationManager) {
+        guard let circle = region as? CLCircularRegion, let position = position() else {
+            queue(.determinedState(.unknown, region), for: manager)
+            return
+        }
+        queue(.determinedState(circle.contains(position) ? .inside : .outside, region), for: manager)
+    }
+
+    /// Feeds the live-update sequences made since the last step, from now on.
+    private func takeLiveUpdates() {
+        for continuation in CLDevice.takeLiveUpdateRequests() { startLiveUpdates(continuation) }
+    }
+
+    private func startLiveUpdates(_ continuation: AsyncStream<CLLocationUpdate>.Continuation) {
+        guard authorizationStatus == .authorizedAlways || authorizationStatus == .authorizedWhenInUse else {
+            continuation.yield(CLLocationUpdate(location: nil, authorizationDenied: true))
+            continuation.finish()
+            return
+        }
+        var settings = LocationSettings()
+        settings.desiredAccuracy = kCLLocationAccuracyBest
+        settings.distanceFilter = kCLDistanceFilterNone
+        feeds.append(Feed(kind: .live, manager: nil, continuation: continuation, simulator: makeSimulator(settings), order: takeOrder()))
+    }
+
+    // MARK: Inside
+
+    private func remember(_ manager: CLLocationManager) {
+        known.removeAll { $0.manager == nil }
+        if !known.contains(where: { $0.manager === manager }) { known.append(WeakManager(manager)) }
+    }
+
+    private func queue(_ event: CLDeviceEvent, for manager: CLLocationManager) {
+        queued.append((WeakManager(manager), event))
+    }
+
+    private func deliverQueued() {
+        while !queued.isEmpty {
+            let (manager, event) = queued.removeFirst()
+            manager.manager?.receive(event)
+        }
+    }
+
+    private func takeOrder() -> Int {
+        defer { nextFeedOrder += 1 }
+        return nextFeedOrder
+    }
+
+    /// An engine for the walk from now on, with `settings`.
+    private func makeSimulator(_ settings: LocationSettings, regions: [MonitoredRegion] = []) -> LocationSimulator? {
+        var options = replay
+        options.seek = max(0, now - startTime)
+        return try? LocationSimulator(trace: trace, settings: settings, replay: options, sensor: sensor, regions: regions)
+    }
+
+    private func addFeed(_ kind: Feed.Kind, for manager: CLLocationManager) {
+        var settings = LocationSettings()
+        settings.desiredAccuracy = manager.desiredAccuracy
+        settings.distanceFilter = kind == .oneShot ? kCLDistanceFilterNone : manager.distanceFilter
+        settings.pausesLocationUpdatesAutomatically = kind == .updates && manager.pausesLocationUpdatesAutomatically
+        let feed = Feed(kind: kind, manager: manager, continuation: nil, simulator: makeSimulator(settings), order: takeOrder())
+        feed.desiredAccuracy = manager.desiredAccuracy
+        feed.startedAt = now
+        feeds.append(feed)
+    }
+
+    /// Region monitoring for a manager restarts from now with its current regions.
+    private func monitorAgain(_ manager: CLLocationManager) {
+        feeds.removeAll { $0.manager === manager && $0.kind == .monitoring }
+        let regions = manager.monitoredRegions.compactMap { $0 as? CLCircularRegion }.sorted { $0.identifier < $1.identifier }
+        guard !regions.isEmpty else { return }
+        let monitored = regions.map { r in
+            MonitoredRegion(identifier: r.identifier, shape: .circle(center: Coordinate(computedLatitude: r.center.latitude, longitude: r.center.longitude), radius: r.radius),
+                            notifyOnEntry: r.notifyOnEntry, notifyOnExit: r.notifyOnExit)
+        }
+        var settings = LocationSettings()
+        settings.distanceFilter = kCLDistanceFilterNone
+        let feed = Feed(kind: .monitoring, manager: manager, continuation: nil, simulator: makeSimulator(settings, regions: monitored), order: takeOrder())
+        feed.regions = Dictionary(regions.map { ($0.identifier, $0 as CLRegion) }, uniquingKeysWith: { a, _ in a })
+        feeds.append(feed)
+    }
+
+    /// The device's position now: the next fix of the walk.
+    private func position() -> CLLocationCoordinate2D? {
+        var settings = LocationSettings()
+        settings.distanceFilter = kCLDistanceFilterNone
+        guard var simulator = makeSimulator(settings) else { return nil }
+        while let event = simulator.next() {
+            if case .location(let l) = event { return CLLocationCoordinate2D(latitude: l.coordinate.latitude, longitude: l.coordinate.longitude) }
+        }
+        return nil
+    }
+
+    private func deliver(_ event: LocationEvent, from feed: Feed) {
+        switch feed.kind {
+        case .updates:
+            guard let manager = feed.manager else { return }
+            switch event {
+            case .location(let l): manager.receive(.locations([CLLocation(l)]))
+            case .paused: manager.receive(.paused)
+            case .resumed: manager.receive(.resumed)
+            case .error(let e, _): manager.receive(.failure(CLError(e.code == .denied ? .denied : .locationUnknown)))
+            default: break
+            }
+        case .oneShot:
+            guard let manager = feed.manager, case .location(let l) = event else { return }
+            let good = feed.desiredAccuracy <= 0 || l.horizontalAccuracy <= feed.desiredAccuracy
+            if feed.best == nil || l.horizontalAccuracy < (feed.best?.horizontalAccuracy ?? .infinity) { feed.best = l }
+            if good || l.timestamp - feed.startedAt >= 10, let best = feed.best {
+                feed.isFinished = true
+                manager.receive(.locations([CLLocation(best)]))
+            }
+        case .monitoring:
+            guard let manager = feed.manager else { return }
+            let key = ObjectIdentifier(manager)
+            switch event {
+            case .regionState(let id, let inside, _):
+                guard let region = feed.regions[id], announced[key]?.contains(id) != true else { return }
+                announced[key, default: []].insert(id)
+                manager.receive(.determinedState(inside ? .inside : .outside, region))
+            case .regionEntered(let id, _):
+                guard let region = feed.regions[id] else { return }
+                manager.receive(.determinedState(.inside, region))
+                manager.receive(.entered(region))
+            case .regionExited(let id, _):
+                guard let region = feed.regions[id] else { return }
+                manager.receive(.determinedState(.outside, region))
+                manager.receive(.exited(region))
+            default:
+                break
+            }
+        case .live:
+            switch event {
+            case .location(let l): feed.continuation?.yield(CLLocationUpdate(location: CLLocation(l)))
+            case .paused: feed.continuation?.yield(CLLocationUpdate(location: nil, isStationary: true))
+            default: break
+            }
+        }
+    }
+
+    private func finishLiveUpdates() {
+        takeLiveUpdates()
+        for feed in feeds where feed.kind == .live {
+            feed.continuation?.finish()
+            feed.isFinished = true
+        }
+        feeds.removeAll { $0.isFinished }
+    }
+}
+
+/// One stream of the device's fixes to one consumer, with its own settings.
+@MainActor
+final class Feed {
+    enum Kind {
+        case updates, oneShot, monitoring, live
+    }
+
+    let kind: Kind
+    weak var manager: CLLocationManager?
+    let continuation: AsyncStream<CLLocationUpdate>.Continuation?
+    private var simulator: LocationSimulator?
+    private var upcoming: LocationEvent?
+    let order: Int
+    var regions: [String: CLRegion] = [:]
+    var desiredAccuracy = 0.0
+    var startedAt = 0.0
+    var best: Location?
+    var isFinished = false
+
+    init(kind: Kind, manager: CLLocationManager?, continuation: AsyncStream<CLLocationUpdate>.Continuation?, simulator: LocationSimulator?, order: Int) {
+        self.kind = kind
+        self.manager = manager
+        self.continuation = continuation
+        self.simulator = simulator
+        self.order = order
+        isFinished = simulator == nil
+    }
+
+    /// The next event without taking it.
+    func peek() -> LocationEvent? {
+        if kind != .live, manager == nil { isFinished = true }
+        if isFinished { return nil }
+        if upcoming == nil { upcoming = simulator?.next() }
+        if upcoming == nil { isFinished = true }
+        return upcoming
+    }
+
+    func take() -> LocationEvent? {
+        defer { upcoming = nil }
+        return peek()
+    }
+}
+
+struct WeakManager {
+    weak var manager: CLLocationManager?
+
+    init(_ manager: CLLocationManager) {
+        self.manager = manager
+    }
+}
+
+extension CLLocation {
+    /// A simulated fix as CoreLocation delivers it.
+    convenience init(_ l: Location) {
+        self.init(coordinate: CLLocationCoordinate2D(latitude: l.coordinate.latitude, longitude: l.coordinate.longitude),
+                  altitude: l.altitude, horizontalAccuracy: l.horizontalAccuracy, verticalAccuracy: l.verticalAccuracy,
+                  course: l.course, courseAccuracy: l.course >= 0 ? 5 : -1, speed: l.speed, speedAccuracy: l.speed >= 0 ? 0.5 : -1,
+                  timestamp: Date(timeIntervalSince1970: l.timestamp))
+    }
+}
+#endif

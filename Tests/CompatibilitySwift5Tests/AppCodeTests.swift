@@ -1,0 +1,67 @@
+// Compiled in the Swift 5 language mode, as most app code still is: plain
+// classes with no concurrency annotations, using CoreLocation as on iOS.
+import CoreLocation
+import Foundation
+import StrollSimulation
+import Testing
+import TestSupport
+
+class TripRecorder: NSObject, CLLocationManagerDelegate {
+    private let locationManager = CLLocationManager()
+    private(set) var trail: [CLLocation] = []
+    var lastLocation: CLLocation? { trail.last }
+
+    func begin() {
+        locationManager.delegate = self
+        locationManager.desiredAccuracy = kCLLocationAccuracyNearestTenMeters
+        locationManager.distanceFilter = 25
+        locationManager.pausesLocationUpdatesAutomatically = false
+        locationManager.requestWhenInUseAuthorization()
+        locationManager.startUpdatingLocation()
+    }
+
+    func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+        trail.append(contentsOf: locations)
+    }
+
+    func locationManager(_ manager: CLLocationManager, didFailWithError error: Error) {
+        print("location error: \(error)")
+    }
+}
+
+extension CLLocationCoordinate2D {
+    func metres(to other: CLLocationCoordinate2D) -> CLLocationDistance {
+        CLLocation(latitude: latitude, longitude: longitude).distance(from: CLLocation(latitude: other.latitude, longitude: other.longitude))
+    }
+}
+
+@Suite("App code in Swift 5 mode", .serialized)
+struct AppCodeTests {
+    @Test("a plain NSObject delegate records the walk; its last fix is the walk's last delivered fix")
+    @MainActor
+    func recordsTheWalk() async throws {
+        Simulation.current = try Simulation(trace: path("traces/pier-head-to-guild.gpx"), authorization: .notDetermined)
+        defer { Simulation.current = nil }
+        let recorder = TripRecorder()
+        recorder.begin()
+        await Simulation.current?.run()
+        #expect(recorder.trail.count > 10)
+        let times = recorder.trail.map(\.timestamp)
+        #expect(times == times.sorted())
+        for (a, b) in zip(recorder.trail, recorder.trail.dropFirst()) { #expect(a.distance(from: b) >= 25) }
+        #expect(recorder.lastLocation === recorder.trail.last)
+    }
+
+    @Test("a coordinate extension over CLLocation.distance(from:) agrees with GeographicLib to 1 mm")
+    func coordinateExtension() throws {
+        let text = try String(contentsOfFile: path("Tests/GeodesyTests/Reference/geodesic-reference.tsv"), encoding: .utf8)
+        var worst = 0.0
+        for line in text.split(separator: "\n") where line.hasPrefix("city") {
+            let f = line.split(separator: "\t").dropFirst().compactMap { Double($0) }
+            guard f.count == 7 else { continue }
+            let d = CLLocationCoordinate2D(latitude: f[0], longitude: f[1]).metres(to: CLLocationCoordinate2D(latitude: f[2], longitude: f[3]))
+            worst = max(worst, abs(d - f[6]))
+        }
+        #expect(worst <= 0.001)
+    }
+}

@@ -1,0 +1,99 @@
+import CoreLocation
+import Foundation
+import MapKit
+import StrollSimulation
+import Testing
+import TestSupport
+
+/// Records the map's callbacks in order.
+@MainActor
+final class MapRecorder: NSObject, MKMapViewDelegate {
+    var calls: [String] = []
+
+    func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool) { calls.append("willChange") }
+    func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) { calls.append("didChange") }
+    func mapView(_ mapView: MKMapView, didSelect annotation: any MKAnnotation) { calls.append("select \(annotation.title.flatMap { $0 } ?? "")") }
+    func mapView(_ mapView: MKMapView, didDeselect annotation: any MKAnnotation) { calls.append("deselect \(annotation.title.flatMap { $0 } ?? "")") }
+    func mapView(_ mapView: MKMapView, didUpdate userLocation: MKUserLocation) { calls.append("user") }
+}
+
+@Suite("MapKit on Linux: a headless MKMapView", .serialized)
+@MainActor
+struct MapKitTests {
+    let leaf = MKPointAnnotation(coordinate: CLLocationCoordinate2D(latitude: 53.4002, longitude: -2.9803), title: "Leaf", subtitle: "Bold Street")
+    let tabac = MKPointAnnotation(coordinate: CLLocationCoordinate2D(latitude: 53.4005, longitude: -2.9807), title: "Tabac", subtitle: nil)
+    let far = MKPointAnnotation(coordinate: CLLocationCoordinate2D(latitude: 53.43, longitude: -2.90), title: "Far", subtitle: nil)
+
+    @Test("regions: meters to degrees, will/did change around every change, centring keeps the span")
+    func regions() {
+        let map = MKMapView()
+        let recorder = MapRecorder()
+        map.delegate = recorder
+        let center = CLLocationCoordinate2D(latitude: 53.4055, longitude: -2.966)
+        let region = MKCoordinateRegion(center: center, latitudinalMeters: 1000, longitudinalMeters: 1000)
+        #expect(abs(region.span.latitudeDelta - 0.008983) < 2e-5)
+        #expect(abs(region.span.longitudeDelta - 0.015062) < 5e-5)
+        map.setRegion(region, animated: false)
+        map.setCenter(CLLocationCoordinate2D(latitude: 53.40, longitude: -2.98), animated: true)
+        #expect(recorder.calls == ["willChange", "didChange", "willChange", "didChange"])
+        #expect(map.region.span.latitudeDelta == region.span.latitudeDelta && map.centerCoordinate.latitude == 53.40)
+        let fits = map.regionThatFits(region)
+        #expect(fits.span.latitudeDelta >= region.span.latitudeDelta && fits.span.longitudeDelta >= region.span.longitudeDelta * 0.999)
+    }
+
+    @Test("selection is single: selecting one deselects the other first; removing the selected pin deselects it")
+    func selection() {
+        let map = MKMapView()
+        let recorder = MapRecorder()
+        map.delegate = recorder
+        map.addAnnotations([leaf, tabac, far])
+        #expect(map.annotations.count == 3)
+        map.selectAnnotation(leaf, animated: false)
+        map.selectAnnotation(tabac, animated: true)
+        #expect(map.selectedAnnotations.count == 1 && map.selectedAnnotations.first === tabac)
+        map.removeAnnotation(tabac)
+        #expect(map.selectedAnnotations.isEmpty && map.annotations.count == 2)
+        #expect(recorder.calls == ["select Leaf", "deselect Leaf", "select Tabac", "deselect Tabac"])
+    }
+
+    @Test("the visible pins are those inside the region; annotations(in:) answers a map rectangle")
+    func visible() {
+        let map = MKMapView()
+        map.addAnnotations([leaf, tabac, far])
+        map.setRegion(MKCoordinateRegion(center: leaf.coordinate, latitudinalMeters: 500, longitudinalMeters: 500), animated: false)
+        #expect(map.visibleAnnotations.compactMap { $0.title.flatMap { $0 } } == ["Leaf", "Tabac"])
+        let inside = map.annotations(in: map.visibleMapRect)
+        #expect(inside.count == 2 && inside.contains(AnyHashable(leaf)) && !inside.contains(AnyHashable(far)))
+        map.showAnnotations([leaf, far], animated: false)
+        #expect(map.annotations(in: map.visibleMapRect).count == 3)
+    }
+
+    @Test("map points: the Mercator world, round trips, scale")
+    func mapPoints() {
+        let p = MKMapPoint(leaf.coordinate)
+        #expect(abs(p.coordinate.latitude - leaf.coordinate.latitude) < 1e-9 && abs(p.coordinate.longitude - leaf.coordinate.longitude) < 1e-9)
+        #expect(MKMapPoint(CLLocationCoordinate2D(latitude: 0, longitude: 0)).x == MKMapSize.world.width / 2)
+        let d = MKMapPoint(leaf.coordinate).distance(to: MKMapPoint(tabac.coordinate))
+        let geodesic = CLLocation(latitude: 53.4002, longitude: -2.9803).distance(from: CLLocation(latitude: 53.4005, longitude: -2.9807))
+        #expect(abs(d - geodesic) < 1e-6)
+        #expect(abs(MKMapPointsPerMeterAtLatitude(0) * MKMetersPerMapPointAtLatitude(0) - 1) < 1e-12)
+    }
+
+    @Test("showsUserLocation follows the simulated walk; tracking mode .follow keeps the map centred on it")
+    func userLocation() async throws {
+        let simulation = try Simulation(trace: path("traces/campus-loop.gpx"))
+        Simulation.current = simulation
+        defer { Simulation.current = nil }
+        let map = MKMapView()
+        let recorder = MapRecorder()
+        map.delegate = recorder
+        map.showsUserLocation = true
+        map.userTrackingMode = .follow
+        await simulation.advance(by: 60)
+        let user = try #require(map.userLocation.location)
+        #expect(map.centerCoordinate.latitude == user.coordinate.latitude && map.centerCoordinate.longitude == user.coordinate.longitude)
+        #expect(map.isUserLocationVisible)
+        #expect(recorder.calls.filter { $0 == "user" }.count == 61)
+        #expect(Array(recorder.calls.suffix(3)) == ["user", "willChange", "didChange"])
+    }
+}
