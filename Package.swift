@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
         .library(name: "MapKit", targets: ["MapKit"]),
         .library(name: "StrollSimulation", targets: ["StrollSimulation"]),
+        .library(name: "StrollTesting", targets: ["StrollTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,6 +45,7 @@ let package = Package(
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
         .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",
@@ -63,6 +65,7 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
+        .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation"],

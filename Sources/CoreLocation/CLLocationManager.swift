@@ -60,7 +60,9 @@ open class CLLocationManager: NSObject {
     /// Whether updates are on (not a CoreLocation property; for tests and the device).
     public private(set) var isUpdatingLocation = false
 
-    public override init() {
+    /// Not isolated, so that a manager can be made anywhere (a stored
+    /// property's default value in any class), as on iOS.
+    nonisolated public override init() {
         super.init()
     }
 

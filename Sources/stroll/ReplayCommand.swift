@@ -39,7 +39,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("group"), help: ArgumentHelp("Only this group of places; repeatable.", valueName: "NAME"))
     var groups: [String] = []
 
-    @Option(help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
     var accuracy: Double = 10
 
     @Option(name: .customLong("distance-filter"), help: ArgumentHelp("Metres between delivered fixes; \"none\" delivers every fix.", valueName: "M"))
