@@ -27,8 +27,12 @@ build: deps
 run: build
 	@$$($(SWIFT) build -c release --show-bin-path)/stroll
 
+# The suite, then the two example apps (packages of their own that use Stroll
+# by path, written against CoreLocation and MapKit only).
 test: deps
 	$(SWIFT) test
+	$(SWIFT) test --package-path Examples/CoffeeShop13
+	$(SWIFT) test --package-path Examples/TimeTable2012
 
 test-large: deps
 	$(SWIFT) build -c release --product stroll
@@ -42,7 +46,7 @@ contract: build
 	../shared/tools/contract-check $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 clean:
-	rm -rf .build $(BENCH_DIR)/.build
+	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build
 
 # Checks the HTML report in a real headless browser (Debian's chromium and
 # chromium-driver, driven by selenium) and saves out/browser/run.png.

@@ -1,0 +1,29 @@
+// swift-tools-version: 6.1
+// CoffeeShop13's logic as an iOS developer writes it, against CoreLocation and
+// MapKit only. On Linux those come from Stroll; on Apple platforms the real
+// frameworks are used and Stroll's products are not linked.
+import PackageDescription
+
+let linux = TargetDependencyCondition.when(platforms: [.linux])
+
+let package = Package(
+    name: "CoffeeShop13",
+    platforms: [.macOS(.v15), .iOS(.v17)],
+    dependencies: [.package(name: "Stroll", path: "../..")],
+    targets: [
+        .target(
+            name: "CoffeeShop",
+            dependencies: [
+                .product(name: "CoreLocation", package: "Stroll", condition: linux),
+                .product(name: "MapKit", package: "Stroll", condition: linux),
+            ],
+            resources: [.copy("CityCycleRideLocations.plist")],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CoffeeShopTests",
+            dependencies: ["CoffeeShop", .product(name: "StrollSimulation", package: "Stroll", condition: linux)],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+    ]
+)

@@ -1,0 +1,78 @@
+import CoreLocation
+import Foundation
+import MapKit
+import StrollSimulation
+import Testing
+import TimeTable
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite("TimeTable2012 on the campus loop", .serialized)
+@MainActor
+struct TimeTableTests {
+    @Test("the day's remaining theatres re-sort as the independent GeographicLib replay says")
+    func remainingTheatres() async throws {
+        Simulation.current = try Simulation(trace: root.appendingPathComponent("traces/campus-loop.gpx").path)
+        defer { Simulation.current = nil }
+        let app = TimetableViewModel(timetable: try Timetable.bundled())
+        app.day = 0
+        app.time = "10:00"
+        #expect(app.remainingTheatres().map(\.id) == ["cth", "sherrington", "victoria"])
+        var delivered = 0
+        var changesAt: [Int] = []
+        let counter = DeliveryCounter { count, changes in
+            delivered = count
+            if changes { changesAt.append(count - 1) }
+        }
+        counter.app = app
+        app.locationManager.delegate = counter
+        app.startWalking()
+        await Simulation.current?.run()
+        let data = try Data(contentsOf: root.appendingPathComponent("Tests/ScenariosTests/Expected/expected-timetable.json"))
+        let expected = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let want = try #require(expected["changes"] as? [[String: Any]])
+        #expect(delivered == expected["delivered"] as? Int)
+        #expect(changesAt == want.compactMap { $0["index"] as? Int })
+        #expect(app.orderChanges == want.compactMap { $0["order"] as? [String] })
+    }
+
+    @Test("a module's detail centres the map on its theatre's pin and selects it, keeping the zoom")
+    func moduleDetail() throws {
+        let app = TimetableViewModel(timetable: try Timetable.bundled())
+        let ashton = try #require(app.showModule("COMP327"))
+        #expect(ashton.id == "ashton")
+        let region = MKCoordinateRegion(center: ashton.coordinate, latitudinalMeters: 500, longitudinalMeters: 500)
+        #expect(app.mapView.region.span.latitudeDelta == region.span.latitudeDelta)
+        #expect(app.mapView.centerCoordinate.latitude == ashton.coordinate.latitude)
+        #expect(app.mapView.selectedAnnotations.first === ashton)
+        let cth = try #require(app.showModule("COMP323"))
+        #expect(cth.id == "cth")
+        #expect(app.mapView.region.span.latitudeDelta == region.span.latitudeDelta)
+        #expect(app.mapView.centerCoordinate.longitude == cth.coordinate.longitude)
+        #expect(app.mapView.selectedAnnotations.count == 1 && app.mapView.selectedAnnotations.first === cth)
+        #expect(app.showModule("COMP999") == nil)
+    }
+}
+
+/// Passes fixes to the app and notes whether its order changed.
+@MainActor
+final class DeliveryCounter: NSObject, CLLocationManagerDelegate {
+    weak var app: TimetableViewModel?
+    private var count = 0
+    private let note: (Int, Bool) -> Void
+
+    init(note: @escaping (Int, Bool) -> Void) {
+        self.note = note
+    }
+
+    nonisolated func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+        MainActor.assumeIsolated {
+            guard let app else { return }
+            let before = app.orderChanges.count
+            app.locationManager(manager, didUpdateLocations: locations)
+            count += locations.count
+            note(count, app.orderChanges.count != before)
+        }
+    }
+}
