@@ -65,7 +65,8 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
-        .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"],
+                    exclude: ["__Goldens__"], swiftSettings: strict),
         .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation"],

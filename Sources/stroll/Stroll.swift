@@ -22,6 +22,9 @@ struct Stroll: AsyncParsableCommand {
 
         Exit codes: 0 ok, 1 a check failed, 64 usage, 65 bad input data, \
         66 missing or unreadable input, 70 internal error.
+
+        The whole command line (options, JSON keys, exit codes) is described in \
+        docs/CLI.md in Stroll's repository.
         """,
         subcommands: [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self],
         defaultSubcommand: ReplayCommand.self
