@@ -10,12 +10,12 @@ BENCH_DIR := Benchmarks
 all: build
 
 deps:
-	@if ! pkg-config --exists geos 2>/dev/null; then \
-	  echo "Installing GEOS (libgeos-dev)..."; \
+	@if ! pkg-config --exists geos zlib 2>/dev/null; then \
+	  echo "Installing GEOS and zlib (libgeos-dev, zlib1g-dev)..."; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev pkg-config; \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev zlib1g-dev pkg-config; \
 	  elif command -v brew >/dev/null 2>&1; then \
-	    brew install geos pkg-config; \
+	    brew install geos zlib pkg-config; \
 	  else \
 	    echo "error: GEOS not found and neither apt-get nor brew is available; install libgeos-dev" >&2; exit 1; \
 	  fi; \

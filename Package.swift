@@ -34,9 +34,14 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(name: "Geodesy", swiftSettings: strict),
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
-        .target(name: "Traces", dependencies: ["Geodesy"], swiftSettings: strict),
+        .target(name: "Traces", dependencies: ["Geodesy", "CZlib"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
@@ -60,7 +65,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy"], exclude: ["Regressions"], swiftSettings: strict),
+        .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),

@@ -40,6 +40,11 @@ final class ByteSource {
     private var data: Data?
     private(set) var atEnd = false
     var latin1 = false
+    /// Set when the file is gzip-compressed: its bytes are inflated as they are read.
+    private var inflater: GzipInflater?
+    private var checkedCompression = false
+    /// Whether the file was gzip-compressed.
+    var isGzip: Bool { inflater != nil }
     /// Bytes of an incomplete UTF-8 sequence held back to the next chunk.
     private var pending: [UInt8] = []
     /// Absolute position bookkeeping for error locations found while validating.
@@ -75,17 +80,7 @@ final class ByteSource {
     /// The next chunk of checked UTF-8, or nil at the end of the file.
     func nextChunk() throws(TraceError) -> [UInt8]? {
         guard !atEnd else { return nil }
-        var raw: Data
-        if let handle {
-            do {
-                raw = try handle.read(upToCount: Self.chunkSize) ?? Data()
-            } catch {
-                throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
-            }
-        } else {
-            raw = data ?? Data()
-            data = nil
-        }
+        var raw = try readText()
         if raw.isEmpty {
             atEnd = true
             if !pending.isEmpty { throw locate(at: offset, "invalid UTF-8: the file ends inside a multi-byte character") }
@@ -115,6 +110,50 @@ final class ByteSource {
             bytes.removeSubrange(valid...)
         }
         return bytes
+    }
+
+    /// The next chunk of the file as stored.
+    private func readStored() throws(TraceError) -> Data {
+        guard let handle else {
+            defer { data = nil }
+            return data ?? Data()
+        }
+        do {
+            return try handle.read(upToCount: Self.chunkSize) ?? Data()
+        } catch {
+            throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
+        }
+    }
+
+    /// The next chunk of the file's text: as stored, or inflated when the file is
+    /// gzip (told by its first two bytes, whatever its name).
+    private func readText() throws(TraceError) -> Data {
+        if !checkedCompression {
+            checkedCompression = true
+            let first = try readStored()
+            guard first.starts(with: [0x1F, 0x8B]) else { return first }
+            let inflater = try GzipInflater()
+            inflater.feed(first)
+            self.inflater = inflater
+        }
+        guard let inflater else { return try readStored() }
+        while true {
+            let out: [UInt8]
+            do {
+                out = try inflater.next(limit: Self.chunkSize)
+            } catch {
+                throw locate(at: offset + pending.count, error.reason)
+            }
+            if !out.isEmpty { return Data(out) }
+            let more = try readStored()
+            if more.isEmpty {
+                guard inflater.memberEnded else {
+                    throw locate(at: offset + pending.count, "the gzip file is truncated: it ends inside compressed data")
+                }
+                return Data()
+            }
+            inflater.feed(more)
+        }
     }
 
     /// Drops a UTF-8 byte-order mark, refuses UTF-16, and reads the XML

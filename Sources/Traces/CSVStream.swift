@@ -102,6 +102,12 @@ public struct CSVStream: TraceEventStream {
         guard try records.next(into: &header) else {
             throw TraceError(.malformed, file: source.path, line: 1, column: 1, reason: "empty file: no CSV header")
         }
+        // GPSLogger's exports may begin with the number of rows on a line of its own.
+        if header.count == 1, let count = header.string(0).flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), count >= 0 {
+            guard try records.next(into: &header) else {
+                throw TraceError(.malformed, file: source.path, line: 2, column: 1, reason: "no CSV header after the row count")
+            }
+        }
         columns = try CSVColumns(header: (0..<header.count).map { header.string($0) ?? "" }, mapping: mapping, file: source.path)
         self.checksOrder = checksOrder
     }

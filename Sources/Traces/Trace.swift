@@ -92,7 +92,11 @@ public struct Route: Equatable, Sendable {
 /// Everything a trace file holds: tracks of segments of fixes, routes and
 /// waypoints, plus the points that were rejected and notes about the reading.
 public struct Trace: Equatable, Sendable {
-    public enum Format: String, Sendable { case gpx, csv }
+    public enum Format: String, Sendable, CaseIterable {
+        case gpx, csv, kml, tcx, geojson, nmea
+        /// A GeoLife trajectory.
+        case plt
+    }
 
     public var format: Format
     public var name: String?

@@ -1,26 +1,59 @@
 import Foundation
 
-/// Opens trace files: GPX or CSV, by extension or, failing that, by content.
+/// Opens trace files: GPX, CSV (GPSLogger's too), KML, TCX, GeoJSON, NMEA and
+/// GeoLife `.plt`, each plain or gzip-compressed.
 public enum TraceReader {
-    /// The format of `path`: `.gpx`/`.xml` are GPX, `.csv`/`.tsv`/`.txt` CSV,
-    /// otherwise GPX when the first non-blank character is `<`.
+    /// The format of `path`. `.gpx`, `.csv`/`.tsv`, `.kml`, `.tcx`, `.geojson`,
+    /// `.nmea` and `.plt` say it; anything else (`.xml`, `.txt`, `.json`, `.log`,
+    /// `.gz`, no extension) is told by content: the XML root element (`gpx`,
+    /// `kml`, `TrainingCenterDatabase`), `{` for GeoJSON, `$` for NMEA, the GeoLife
+    /// header, else CSV. A gzip file is looked at inflated.
     public static func format(of path: String) throws(TraceError) -> Trace.Format {
         switch (path as NSString).pathExtension.lowercased() {
-        case "gpx", "xml": return .gpx
-        case "csv", "tsv", "txt": return .csv
-        default:
-            let source = try ByteSource(path: path)
-            let head = try source.nextChunk() ?? []
-            let first = head.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
-            return first == UInt8(ascii: "<") ? .gpx : .csv
+        case "gpx": return .gpx
+        case "csv", "tsv": return .csv
+        case "kml": return .kml
+        case "tcx": return .tcx
+        case "geojson": return .geojson
+        case "nmea", "nma": return .nmea
+        case "plt": return .plt
+        default: return try sniff(ByteSource(path: path))
         }
     }
 
-    /// A stream of the file's events, read on demand in bounded memory.
+    /// The format told by the first bytes of the (inflated) content.
+    static func sniff(_ source: ByteSource) throws(TraceError) -> Trace.Format {
+        let head = try source.nextChunk() ?? []
+        let start = head.firstIndex { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) } ?? head.endIndex
+        let text = String(decoding: head[start...].prefix(8192), as: UTF8.self)
+        if text.hasPrefix("<") {
+            let roots: [(String, Trace.Format)] = [("gpx", .gpx), ("kml", .kml), ("TrainingCenterDatabase", .tcx)]
+            let found = roots.compactMap { root, format -> (String.Index, Trace.Format)? in
+                let pattern = "<(?:[A-Za-z0-9_]+:)?\(root)[\\s>/]"
+                return text.range(of: pattern, options: .regularExpression).map { ($0.lowerBound, format) }
+            }
+            return found.min { $0.0 < $1.0 }?.1 ?? .gpx
+        }
+        if text.hasPrefix("{") { return .geojson }
+        if text.hasPrefix("$") || text.hasPrefix("!") { return .nmea }
+        if text.hasPrefix("Geolife trajectory") { return .plt }
+        return .csv
+    }
+
+    /// A stream of the file's events, read on demand in bounded memory (GeoJSON: see ``read(_:csvMapping:)``).
     public static func stream(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping()) throws(TraceError) -> any TraceEventStream {
-        switch try format(of: path) {
-        case .gpx: return try GPXStream(path: path)
-        case .csv: return try CSVStream(path: path, mapping: csvMapping)
+        try stream(format: format(of: path), source: ByteSource(path: path), csvMapping: csvMapping, checksOrder: true)
+    }
+
+    static func stream(format: Trace.Format, source: ByteSource, csvMapping: CSVColumnMapping, checksOrder: Bool) throws(TraceError) -> any TraceEventStream {
+        switch format {
+        case .gpx: return try GPXStream(source: source)
+        case .csv: return try CSVStream(source: source, mapping: csvMapping, checksOrder: checksOrder)
+        case .kml: return try KMLStream(source: source)
+        case .tcx: return try TCXStream(source: source)
+        case .nmea: return NMEAStream(source: source)
+        case .plt: return PLTStream(source: source)
+        case .geojson: return TraceEventReplay(try GeoJSONTrace.read(source))
         }
     }
 
@@ -28,18 +61,9 @@ public enum TraceReader {
     /// newest-first location-history export) is turned around, with a note;
     /// otherwise each row whose time goes backwards is rejected.
     public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping()) throws(TraceError) -> Trace {
-        let format = try format(of: path)
         do {
-            switch format {
-            case .gpx:
-                var stream = try GPXStream(path: path)
-                return try Trace(format: .gpx, stream: &stream)
-            case .csv:
-                var stream = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: false)
-                var trace = try Trace(format: .csv, stream: &stream)
-                trace.orderCSVTimes()
-                return trace
-            }
+            let format = try format(of: path)
+            return try read(format: format, source: ByteSource(path: path), csvMapping: csvMapping)
         } catch {
             var located = error
             located.file = path
@@ -49,16 +73,42 @@ public enum TraceReader {
 
     /// Reads a trace from bytes in memory (tests, fuzzing); `name` stands for the file in errors.
     public static func read(bytes: Data, name: String, format: Trace.Format) throws(TraceError) -> Trace {
-        switch format {
-        case .gpx:
-            var stream = try GPXStream(source: ByteSource(bytes: bytes, name: name))
-            return try Trace(format: .gpx, stream: &stream)
-        case .csv:
-            var stream = try CSVStream(source: ByteSource(bytes: bytes, name: name), mapping: CSVColumnMapping(), checksOrder: false)
-            var trace = try Trace(format: .csv, stream: &stream)
-            trace.orderCSVTimes()
-            return trace
+        try read(format: format, source: ByteSource(bytes: bytes, name: name), csvMapping: CSVColumnMapping())
+    }
+
+    static func read(format: Trace.Format, source: ByteSource, csvMapping: CSVColumnMapping) throws(TraceError) -> Trace {
+        if format == .geojson { return try GeoJSONTrace.read(source) }
+        var stream = try stream(format: format, source: source, csvMapping: csvMapping, checksOrder: false)
+        var trace = try Trace(format: format, stream: &stream)
+        if format == .csv { trace.orderCSVTimes() }
+        return trace
+    }
+}
+
+/// A trace already in memory, given back as events (for readers that parse whole files).
+struct TraceEventReplay: TraceEventStream {
+    private var events: [TraceEvent] = []
+    private var index = 0
+
+    init(_ trace: Trace) {
+        events.append(.metadata(name: trace.name, description: trace.description))
+        for track in trace.tracks {
+            events.append(.beginTrack)
+            if let name = track.name { events.append(.trackName(name)) }
+            for segment in track.segments {
+                events.append(.beginSegment)
+                events += segment.fixes.map(TraceEvent.trackPoint)
+            }
         }
+        events += trace.waypoints.map(TraceEvent.waypoint)
+        events += trace.rejected.map(TraceEvent.rejected)
+        events += trace.notes.map(TraceEvent.note)
+    }
+
+    mutating func next() throws(TraceError) -> TraceEvent? {
+        guard index < events.count else { return nil }
+        defer { index += 1 }
+        return events[index]
     }
 }
 

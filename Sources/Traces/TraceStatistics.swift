@@ -53,8 +53,8 @@ public struct TraceStatistics: Equatable, Sendable {
             let format = try TraceReader.format(of: path)
             var accumulator = Accumulator(format: format, geodesic: geodesic)
             switch format {
-            case .gpx:
-                var stream = try GPXStream(path: path)
+            case .gpx, .kml, .tcx, .geojson, .nmea, .plt:
+                var stream = try TraceReader.stream(format: format, source: ByteSource(path: path), csvMapping: csvMapping, checksOrder: true)
                 while let event = try stream.next() { accumulator.add(event) }
             case .csv:
                 var probe = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: false)

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 import TestSupport
@@ -34,8 +35,8 @@ func writeGenerated(to path: String, header: String, footer: String, count: Int,
 struct LargeFileTests {
     static let memoryBound = 128 << 20
 
-    @Test("a 1 GB GPX file streams point by point")
-    func largeGPX() throws {
+    @Test("a 1 GB GPX file streams point by point, and so does its .gpx.gz")
+    func largeGPX() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-large.gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let count = 8_000_000
@@ -54,6 +55,17 @@ struct LargeFileTests {
         let peak = try #require(peakResidentBytes())
         print("large GPX: \(size) bytes, \(points) points, peak resident \(peak >> 20) MiB")
         #expect(peak < Self.memoryBound)
+
+        // The same file gzip-compressed, as `stroll trace info` reads it: inflated chunk by chunk.
+        let gz = path + ".gz"
+        defer { try? FileManager.default.removeItem(atPath: gz) }
+        let zipped = try await ChildProcess.run("/bin/sh", ["-c", "gzip -1 -c \"$0\" > \"$1\"", path, gz])
+        try #require(zipped.status == 0, "\(zipped.reason) \(zipped.stderr)")
+        let stats = try TraceStatistics.read(gz)
+        #expect(stats.points == count && stats.format == .gpx)
+        let peakAfter = try #require(peakResidentBytes())
+        print("large GPX.gz: \(stats.points) points, peak resident \(peakAfter >> 20) MiB")
+        #expect(peakAfter < Self.memoryBound)
     }
 
     @Test("a 10-million-row CSV file streams row by row")

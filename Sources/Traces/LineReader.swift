@@ -1,0 +1,45 @@
+/// Lines of a ``ByteSource`` one at a time, with their 1-based numbers, in
+/// bounded memory (a line longer than `maximumLength` is an error).
+struct LineReader {
+    private let source: ByteSource
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    private(set) var lineNumber = 0
+    static let maximumLength = 1 << 20
+
+    init(source: ByteSource) {
+        self.source = source
+    }
+
+    var fileName: String { source.path }
+
+    /// The next line without its line break, nil at the end.
+    mutating func next() throws(TraceError) -> ArraySlice<UInt8>? {
+        while true {
+            if let newline = buffer[position...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > position, buffer[end - 1] == 0x0D { end -= 1 }
+                let line = buffer[position..<end]
+                position = newline + 1
+                lineNumber += 1
+                return line
+            }
+            if atEnd {
+                guard position < buffer.count else { return nil }
+                var end = buffer.count
+                if buffer[end - 1] == 0x0D { end -= 1 }
+                let line = buffer[position..<end]
+                position = buffer.count
+                lineNumber += 1
+                return line
+            }
+            if buffer.count - position > Self.maximumLength {
+                throw TraceError(.malformed, file: source.path, line: lineNumber + 1, column: 1, reason: "a line longer than \(Self.maximumLength) bytes")
+            }
+            buffer.removeSubrange(..<position)
+            position = 0
+            if let chunk = try source.nextChunk() { buffer.append(contentsOf: chunk) } else { atEnd = true }
+        }
+    }
+}
