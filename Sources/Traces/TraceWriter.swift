@@ -55,7 +55,7 @@ public enum TraceWriter {
     }
 
     /// A time as written: with `Z`, or without a zone when it was read without one.
-    private static func zoned(_ t: Double, _ zoneless: Bool) -> String {
+    static func zoned(_ t: Double, _ zoneless: Bool) -> String {
         let text = ISO8601Time.format(t)
         return zoneless ? String(text.dropLast()) : text
     }

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
+import LocationSimulation
 import Replay
 import Traces
 
 struct TraceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trace",
-        abstract: "Inspect trace files (GPX 1.0/1.1, CSV).",
-        subcommands: [Info.self]
+        abstract: "Inspect and convert trace files (GPX, CSV, KML, TCX, GeoJSON, NMEA, GeoLife .plt; .gz of any).",
+        subcommands: [Info.self, Convert.self]
     )
 
     struct Info: ParsableCommand {
@@ -24,7 +25,7 @@ struct TraceCommand: ParsableCommand {
             """
         )
 
-        @Argument(help: "The GPX or CSV file.")
+        @Argument(help: "The trace file: GPX, CSV, KML, TCX, GeoJSON, NMEA or GeoLife .plt, plain or .gz.")
         var file: String
 
         @Flag(help: "One JSON object with the keys of the command-line contract.")
@@ -85,6 +86,91 @@ struct TraceCommand: ParsableCommand {
             lines.append("rejected    \(s.rejected.count)")
             lines += s.rejected.map { "  line \($0.line): \($0.reason)" }
             return lines.joined(separator: "\n")
+        }
+    }
+}
+
+extension TraceCommand {
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a trace in another format: for other tools, simulators and emulators.",
+            discussion: """
+            FORMAT is gpx, kml (gx:Track), tcx, csv, geojson, nmea (RMC and GGA, checksummed) \
+            or xcode-gpx (timed waypoints, the form Xcode's scheme location and simctl replay); \
+            without --to it is told by OUT's extension. With --delivered the trace is first \
+            replayed as CoreLocation would deliver it (10 m accuracy, 25 m distance filter) \
+            and only the delivered fixes are written. The output is written atomically.
+
+            Examples:
+              stroll trace convert walk.kml walk.gpx
+              stroll trace convert traces/campus-loop.gpx campus.nmea
+              stroll trace convert traces/campus-loop.gpx campus-xcode.gpx --to xcode-gpx --delivered
+            """
+        )
+
+        @Argument(help: "The trace to read (any format stroll reads).")
+        var input: String
+
+        @Argument(help: "The file to write.")
+        var output: String
+
+        @Option(help: ArgumentHelp("gpx, kml, tcx, csv, geojson, nmea or xcode-gpx.", valueName: "FORMAT"))
+        var to: String?
+
+        @Flag(help: "Only the fixes a replay with the 25 m distance filter delivers.")
+        var delivered = false
+
+        func validate() throws {
+            if let to, TraceWriter.OutputFormat(rawValue: to) == nil {
+                throw ValidationError("--to must be one of \(TraceWriter.OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(to)")
+            }
+            if to == nil, TraceWriter.OutputFormat(fileName: output) == nil {
+                throw ValidationError("cannot tell the format from \(output)'s extension; name it with --to")
+            }
+        }
+
+        func run() throws {
+            guard let format = to.flatMap(TraceWriter.OutputFormat.init(rawValue:)) ?? TraceWriter.OutputFormat(fileName: output) else {
+                throw StrollExit.usage
+            }
+            var trace: Trace
+            do {
+                trace = try TraceReader.read(input)
+            } catch {
+                printError(error.description)
+                throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+            }
+            for rejection in trace.rejected { printError("\(input):\(rejection.line): rejected: \(rejection.reason)") }
+            if delivered {
+                guard var simulator = try? LocationSimulator(trace: trace) else { throw StrollExit.badInput }
+                var fixes: [Fix] = []
+                while let event = simulator.next() {
+                    if case .location(let l) = event {
+                        var fix = Fix(coordinate: l.coordinate, line: l.sourceLine ?? 0)
+                        fix.time = l.timestamp
+                        fix.elevation = l.verticalAccuracy > 0 ? l.altitude : nil
+                        fix.horizontalAccuracy = l.horizontalAccuracy
+                        fix.speed = l.speed >= 0 ? l.speed : nil
+                        fix.course = l.course >= 0 ? l.course : nil
+                        fixes.append(fix)
+                    } else if case .error(let e, _) = event, e.code == .badInput {
+                        printError("\(input): \(e.message)")
+                        throw StrollExit.badInput
+                    }
+                }
+                trace = Trace(format: trace.format, name: trace.name, tracks: [Track(name: trace.name, segments: [Segment(fixes: fixes)])])
+            }
+            do {
+                try TraceWriter.writeAtomically(TraceWriter.write(trace, as: format), to: output)
+            } catch {
+                printError("error: cannot write \(output): \(error.localizedDescription)")
+                throw StrollExit.missingInput
+            }
+            if format == .nmea, TraceWriter.nmeaUntimed(trace) > 0 {
+                printError("warning: \(TraceWriter.nmeaUntimed(trace)) fixes without a time were left out: NMEA needs a time for every fix")
+            }
+            let points = trace.replaySegments.map(\.fixes.count).reduce(0, +) - (format == .nmea ? TraceWriter.nmeaUntimed(trace) : 0)
+            print("wrote \(output) (\(format.rawValue)): \(points) points\(trace.rejected.isEmpty ? "" : ", \(trace.rejected.count) rejected on reading")")
         }
     }
 }

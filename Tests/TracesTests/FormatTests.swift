@@ -84,8 +84,9 @@ struct GPSBabelAgreementTests {
         agree(trackPoints(trace), try await gpsbabelTrackPoints(nmea, format: "nmea"), "apple_watch_route RMC")
     }
 
-    /// GPSBabel gives each GGA's position and altitude the next RMC's time (one
-    /// epoch late); Stroll joins the sentences of the same UTC time, as NMEA means.
+    /// GPSBabel, given RMC before GGA, gives each GGA's position and altitude the
+    /// next RMC's time (one epoch late); Stroll joins the sentences of the same
+    /// UTC time, as NMEA means, whatever their order.
     @Test("NMEA: RMC, GGA and GSA of one epoch make one fix: the RMC's position and time, the GGA's altitude, HDOP times 5 m")
     func nmeaEpochs() async throws {
         let fullPath = try await nmeaOfTheAppleWatchWalk("")
@@ -234,5 +235,62 @@ struct FormatTests {
     func sniffing(_ file: String, _ format: Trace.Format) throws {
         let copy = try temporaryFile(try Data(contentsOf: URL(fileURLWithPath: shared("togeojson/\(file)"))), suffix: ".xml")
         #expect(try TraceReader.format(of: copy) == format)
+    }
+}
+
+@Suite("Conversions: every format written reads back, in Stroll and in GPSBabel", .serialized)
+struct ConversionTests {
+    static let files = ["togeojson/gxtrack.kml", "togeojson/garmin_connect.tcx", "togeojson/osm.gpx", "togeojson/apple_watch_route.gpx", "gpxpy/korita-zbevnica.gpx"]
+
+    /// The fixes a replay plays, flattened (CSV, NMEA and Xcode's GPX keep no segment breaks).
+    func played(_ trace: Trace) -> [Fix] { trace.replaySegments.flatMap(\.fixes) }
+
+    /// What NMEA can hold of them: one fix per epoch, so timed fixes only, the first of equal times.
+    func epochs(_ fixes: [Fix]) -> [Fix] {
+        var kept: [Fix] = []
+        for fix in fixes where fix.time != nil && fix.time != kept.last?.time { kept.append(fix) }
+        return kept
+    }
+
+    func same(_ a: [Fix], _ b: [Fix], tolerance: Double, _ label: String) {
+        #expect(a.count == b.count, "\(label): \(a.count) vs \(b.count) points")
+        for (k, (x, y)) in zip(a, b).enumerated() {
+            #expect(abs(x.coordinate.latitude - y.coordinate.latitude) <= tolerance && abs(x.coordinate.longitude - y.coordinate.longitude) <= tolerance,
+                    "\(label) point \(k)")
+            #expect(x.time.map { ($0 * 1000).rounded() } == y.time.map { ($0 * 1000).rounded() }, "\(label) point \(k) time")
+            if let e = x.elevation, let f = y.elevation { #expect(abs(e - f) <= 0.001, "\(label) point \(k) elevation") }
+        }
+    }
+
+    @Test("read, write in every format, read back: the same fixes to the format's precision", arguments: files)
+    func roundTrip(_ file: String) throws {
+        let original = try TraceReader.read(shared(file))
+        for format in TraceWriter.OutputFormat.allCases {
+            let suffix = format == .xcodeGPX ? ".gpx" : "." + format.rawValue
+            let copy = try temporaryFile(Data(TraceWriter.write(original, as: format).utf8), suffix: suffix)
+            let back = try TraceReader.read(copy)
+            #expect(back.rejected.isEmpty, "\(file) as \(format): \(back.rejected)")
+            let expected = format == .nmea ? epochs(played(original)) : played(original)
+            same(expected, played(back), tolerance: format == .nmea ? 1e-7 : 1e-12, "\(file) as \(format)")
+            if format != .csv && format != .nmea && format != .xcodeGPX {
+                // Empty tracks and segments are not written.
+                func shape(_ t: Trace) -> [[Int]] { t.tracks.map { $0.segments.map(\.fixes.count).filter { $0 > 0 } }.filter { !$0.isEmpty } }
+                #expect(shape(back) == shape(original), "\(file) as \(format): segments")
+            }
+        }
+    }
+
+    /// The real files whose every point has a time (GPSBabel's readers treat untimed points differently by format).
+    static let timedFiles = ["togeojson/gxtrack.kml", "togeojson/garmin_connect.tcx", "togeojson/apple_watch_route.gpx"]
+
+    @Test("GPSBabel reads Stroll's KML, TCX, NMEA and GPX to the same points", arguments: timedFiles)
+    func gpsbabelReadsOurs(_ file: String) async throws {
+        let original = played(try TraceReader.read(shared(file)))
+        for (format, babel) in [(TraceWriter.OutputFormat.kml, "kml"), (.tcx, "gtrnctr"), (.nmea, "nmea"), (.gpx, "gpx")] {
+            let written = try temporaryFile(Data(TraceWriter.write(try TraceReader.read(shared(file)), as: format).utf8), suffix: "." + format.rawValue)
+            let theirs = try await gpsbabelTrackPoints(written, format: babel)
+            let expected = format == .nmea ? epochs(original) : original
+            same(expected, theirs, tolerance: 1e-7, "\(file) as \(format), read by GPSBabel")
+        }
     }
 }
