@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps build run test test-large test-browser test-sanitized fuzz bench contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-sanitized fuzz bench contract clean
 
 all: build
 
@@ -27,9 +27,14 @@ build: deps
 run: build
 	@$$($(SWIFT) build -c release --show-bin-path)/stroll
 
+# GPSBabel, the independent reader the format tests compare against.
+test-tools:
+	@command -v gpsbabel >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gpsbabel)
+
 # The suite, then the two example apps (packages of their own that use Stroll
 # by path, written against CoreLocation and MapKit only).
-test: deps
+test: deps test-tools
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples/CoffeeShop13
 	$(SWIFT) test --package-path Examples/TimeTable2012
@@ -58,7 +63,7 @@ test-browser: build
 
 # The whole suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer,
 # each in its own build folder so the ordinary build stays as it is.
-test-sanitized: deps
+test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 

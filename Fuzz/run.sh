@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
-targets=("${@:-FuzzGPX FuzzCSV FuzzPlaces FuzzGolden FuzzState}")
+targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState}")
 cd "$here"
 swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz >/dev/null
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
@@ -21,6 +21,11 @@ for t in ${targets[@]}; do
   case "$t" in
     FuzzGPX) corpus=$(seed gpx "$root"/traces/*.gpx "$root"/Fixtures/real-traces/*/*.gpx) ;;
     FuzzCSV) corpus=$(seed csv "$root"/traces/*.csv "$root"/Fixtures/real-traces/*/*.csv) ;;
+    FuzzKML) corpus=$(seed kml "$root"/Fixtures/real-traces/*/*.kml) ;;
+    FuzzTCX) corpus=$(seed tcx "$root"/Fixtures/real-traces/*/*.tcx) ;;
+    FuzzNMEA) corpus=$(seed nmea) ; printf '$GPGGA,120000.00,5324.000,N,00258.000,W,1,08,0.9,10.0,M,0.0,M,,*4F\r\n$GPRMC,120000.00,A,5324.000,N,00258.000,W,1.0,90.0,011224,,*1A\r\n$GPGST,120000.00,1.0,2.0,1.5,30.0,3.0,4.0,5.0*4B\r\n' > "$corpus/walk.nmea" ;;
+    FuzzGeoJSON) corpus=$(seed geojson) ; printf '{"type":"Feature","properties":{"coordTimes":["2024-05-01T12:00:00Z","2024-05-01T12:00:10Z"]},"geometry":{"type":"LineString","coordinates":[[-2.97,53.4,5],[-2.96,53.41]]}}' > "$corpus/walk.geojson" ;;
+    FuzzPLT) corpus=$(seed plt) ; printf 'Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n' > "$corpus/walk.plt" ;;
     FuzzPlaces) corpus=$(seed places "$root"/Fixtures/*.plist "$root"/Fixtures/*.json) ;;
     FuzzGolden) corpus=$(seed golden "$root"/Tests/ProximityTests/Expected/*.json) ;;
     FuzzState) corpus=$(seed state) ; echo '{"selected":"liverpool-4","sortMode":"distance","group":"liverpool"}' > "$corpus/state.json" ;;

@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 import Traces
 
-/// The real files shared with the project (togeojson's test data; see Fixtures/real-traces).
-func shared(_ name: String) -> String { path("../shared/data/real-traces/\(name)") }
+/// The real trace files kept in Fixtures/real-traces (provenance in its README).
+func shared(_ name: String) -> String { fixture("real-traces/\(name)") }
 
 /// GPSBabel converts `file` (its format name `format`) to GPX; the track points as GPSBabel reads them.
 func gpsbabelTrackPoints(_ file: String, format: String) async throws -> [Fix] {
