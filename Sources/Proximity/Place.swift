@@ -84,8 +84,9 @@ public struct PlaceSet: Equatable, Sendable {
         names.isEmpty ? places : places.filter { names.contains($0.group) }
     }
 
-    /// Loads places from the CoffeeShop13 property list, JSON or CSV, by extension
-    /// (`.plist`, `.json`, `.csv`), as ../shared/CLI.md defines them.
+    /// Loads places from the CoffeeShop13 property list, JSON, CSV (docs/CLI.md),
+    /// GeoJSON `Point` features (`.geojson`, or `.json` holding a FeatureCollection)
+    /// or KML `Point` placemarks (`.kml`: the placemark's name, the file's name as group).
     public static func load(_ path: String) throws(PlaceFileError) -> PlaceSet {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -103,6 +104,8 @@ public struct PlaceSet: Equatable, Sendable {
             set = try loadPropertyList(data, file: name)
         case "csv":
             set = try loadCSV(data, file: name, defaultGroup: stem)
+        case "kml":
+            set = try loadKML(data, file: name, group: stem)
         default:
             set = try loadJSON(data, file: name, defaultGroup: stem)
         }
@@ -170,7 +173,24 @@ public struct PlaceSet: Equatable, Sendable {
             case .failure(let reason): set.rejected.append(PlaceRejection(file: path, entry: label, reason: reason.message))
             }
         }
-        if let array = root as? [Any] {
+        if let object = root as? [String: Any], let type = object["type"] as? String, type == "FeatureCollection" || type == "Feature" {
+            // GeoJSON: Point features; name, description (or subtitle), group and id from the properties.
+            let features = type == "Feature" ? [object] : object["features"] as? [[String: Any]] ?? []
+            for (i, feature) in features.enumerated() {
+                let properties = feature["properties"] as? [String: Any] ?? [:]
+                let geometry = feature["geometry"] as? [String: Any]
+                guard geometry?["type"] as? String == "Point", let c = geometry?["coordinates"] as? [Any], c.count >= 2 else {
+                    set.rejected.append(PlaceRejection(file: path, entry: "feature \(i)", reason: "is not a Point feature"))
+                    continue
+                }
+                var entry = properties
+                entry["latitude"] = c[1]
+                entry["longitude"] = c[0]
+                if entry["subtitle"] == nil { entry["subtitle"] = properties["description"] }
+                if entry["id"] == nil { entry["id"] = feature["id"] }
+                add(entry, label: "feature \(i)", group: nil)
+            }
+        } else if let array = root as? [Any] {
             for (i, entry) in array.enumerated() { add(entry, label: "entry \(i)", group: nil) }
         } else if let object = root as? [String: Any], let groups = object["groups"] as? [String: Any] {
             for name in groups.keys.sorted() {
@@ -183,6 +203,26 @@ public struct PlaceSet: Equatable, Sendable {
         } else {
             throw PlaceFileError(file: path, reason: "expected an array of places or {\"groups\": {NAME: [...]}}", unreadable: false)
         }
+        return set
+    }
+
+    /// KML `Point` placemarks, read by the KML trace reader: each is a place of the group `group`.
+    static func loadKML(_ data: Data, file path: String, group: String) throws(PlaceFileError) -> PlaceSet {
+        let trace: Trace
+        do {
+            trace = try TraceReader.read(bytes: data, name: path, format: .kml)
+        } catch {
+            throw PlaceFileError(file: path, reason: error.description, unreadable: false)
+        }
+        var set = PlaceSet(groups: [group])
+        for (i, point) in trace.waypoints.enumerated() {
+            guard let name = point.name, !name.isEmpty else {
+                set.rejected.append(PlaceRejection(file: path, entry: "line \(point.line)", reason: "a Point placemark with no name"))
+                continue
+            }
+            set.places.append(Place(id: "\(group)-\(i)", name: name, coordinate: point.coordinate, group: group))
+        }
+        for r in trace.rejected { set.rejected.append(PlaceRejection(file: path, entry: "line \(r.line)", reason: r.reason)) }
         return set
     }
 

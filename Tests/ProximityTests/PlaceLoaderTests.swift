@@ -85,3 +85,28 @@ struct PlaceLoaderTests {
         }
     }
 }
+
+@Suite("Places from GeoJSON and KML")
+struct GeoPlaceLoaderTests {
+    @Test("GeoJSON Point features: name, description as subtitle, group from a property or the file; other shapes rejected, counted")
+    func geojson() throws {
+        let text = """
+        {"type":"FeatureCollection","features":[
+         {"type":"Feature","id":"leaf","properties":{"name":"Leaf","description":"Bold Street"},"geometry":{"type":"Point","coordinates":[-2.9803,53.4002]}},
+         {"type":"Feature","properties":{"name":"Ashton","group":"lecture-theatres"},"geometry":{"type":"Point","coordinates":[-2.966531,53.406566]}},
+         {"type":"Feature","properties":{"name":"Campus"},"geometry":{"type":"Polygon","coordinates":[[[-2.97,53.40],[-2.96,53.40],[-2.96,53.41],[-2.97,53.40]]]}},
+         {"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[-2.9,53.4]}}]}
+        """
+        let set = try PlaceSet.load(data: Data(text.utf8), name: "cafes.geojson")
+        #expect(set.places.map(\.id) == ["leaf", "lecture-theatres-0"])
+        #expect(set.places.first?.subtitle == "Bold Street" && set.places.first?.group == "cafes")
+        #expect(set.rejected.count == 2)
+    }
+
+    @Test("KML Point placemarks: the placemark's name, the file's name as group")
+    func kml() throws {
+        let set = try PlaceSet.load(fixture("real-traces/togeojson/point.kml"))
+        #expect(set.places.count == 1 && set.groups == ["point"])
+        #expect(set.places.first?.id == "point-0" && !(set.places.first?.name.isEmpty ?? true))
+    }
+}
