@@ -12,8 +12,7 @@ import Geodesy
 /// backwards within its segment likewise. The rest of the file still reads.
 public struct GPXStream: TraceEventStream {
     private var scanner: XMLScanner
-    private var queue: [TraceEvent] = []
-    private var queueIndex = 0
+    private var queue = EventQueue()
     private var path: [String] = []
     private var point: PointBuilder?
     private var lastSegmentTime: Double?
@@ -34,14 +33,11 @@ public struct GPXStream: TraceEventStream {
     }
 
     public mutating func next() throws(TraceError) -> TraceEvent? {
-        while queueIndex >= queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueIndex = 0
+        while true {
+            if let event = queue.take() { return event }
             if done { return nil }
             try step()
         }
-        defer { queueIndex += 1 }
-        return queue[queueIndex]
     }
 
     private mutating func step() throws(TraceError) {

@@ -13,8 +13,7 @@ import Geodesy
 /// tuple or time is rejected with the line it is on.
 public struct KMLStream: TraceEventStream {
     private var scanner: XMLScanner
-    private var queue: [TraceEvent] = []
-    private var queueIndex = 0
+    private var queue = EventQueue()
     private var path: [String] = []
     private var sawKML = false
     private var done = false
@@ -42,14 +41,11 @@ public struct KMLStream: TraceEventStream {
     }
 
     public mutating func next() throws(TraceError) -> TraceEvent? {
-        while queueIndex >= queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueIndex = 0
+        while true {
+            if let event = queue.take() { return event }
             if done { return nil }
             try step()
         }
-        defer { queueIndex += 1 }
-        return queue[queueIndex]
     }
 
     private mutating func step() throws(TraceError) {

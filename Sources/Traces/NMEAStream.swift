@@ -18,8 +18,7 @@ public struct NMEAStream: TraceEventStream {
     public static let hdopMetres = 5.0
 
     private var lines: LineReader
-    private var queue: [TraceEvent] = []
-    private var queueIndex = 0
+    private var queue = EventQueue()
     private var started = false
     private var done = false
     private var sawSentence = false
@@ -54,14 +53,11 @@ public struct NMEAStream: TraceEventStream {
     }
 
     public mutating func next() throws(TraceError) -> TraceEvent? {
-        while queueIndex >= queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueIndex = 0
+        while true {
+            if let event = queue.take() { return event }
             if done { return nil }
             try step()
         }
-        defer { queueIndex += 1 }
-        return queue[queueIndex]
     }
 
     private mutating func step() throws(TraceError) {

@@ -8,8 +8,7 @@ import Geodesy
 /// line; so is a bad number or time.
 public struct TCXStream: TraceEventStream {
     private var scanner: XMLScanner
-    private var queue: [TraceEvent] = []
-    private var queueIndex = 0
+    private var queue = EventQueue()
     private var path: [String] = []
     private var sawRoot = false
     private var done = false
@@ -25,14 +24,11 @@ public struct TCXStream: TraceEventStream {
     }
 
     public mutating func next() throws(TraceError) -> TraceEvent? {
-        while queueIndex >= queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueIndex = 0
+        while true {
+            if let event = queue.take() { return event }
             if done { return nil }
             try step()
         }
-        defer { queueIndex += 1 }
-        return queue[queueIndex]
     }
 
     private mutating func step() throws(TraceError) {
