@@ -128,6 +128,7 @@ public final class Simulation: CLLocationDevice {
         for manager in known.compactMap(\.manager) { queue(.authorizationChanged(answer), for: manager) }
         let held = waiting.compactMap(\.manager)
         waiting.removeAll()
+        // Managers that started before the answer: updates now, or `.denied`.
         for manager in held where manager.isUpdatingLocation { startUpdatingLocation(for: manager) }
     }
 

@@ -275,7 +275,8 @@ struct Batch {
             items[k].status = .failed
             items[k].reason = "exit \(code): \(message ?? "no message")"
         case (_, let number?) where number == SIGINT || number == SIGTERM:
-            // Ctrl-C at a terminal reaches the replays as well as the batch.
+            // Stopped by an interrupt sent to the replay itself (each replay leads its own process group,
+            // so Ctrl-C at a terminal reaches only the batch, which kills them): interrupted, not failed.
             try? FileManager.default.removeItem(atPath: partial)
             items[k].status = .cancelled
             items[k].reason = "interrupted"

@@ -158,6 +158,14 @@ struct CoreLocationTests {
         await Simulation.current?.run()
         #expect(refused.authorizationChanges == [.notDetermined, .denied])
         #expect(refused.errors.map(\.code) == [.denied] && refused.locations.isEmpty)
+
+        // Started before asking: the refusal stops it with `.denied` too.
+        Simulation.current = try Simulation(trace: path(walk), authorization: .notDetermined, answer: .denied)
+        let early = WalkTracker()
+        early.manager.startUpdatingLocation()
+        early.manager.requestWhenInUseAuthorization()
+        await Simulation.current?.run()
+        #expect(early.errors.map(\.code) == [.denied] && early.locations.isEmpty)
     }
 
     @Test("a missing trace throws from Simulation(trace:), naming the file")
