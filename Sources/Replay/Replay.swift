@@ -128,18 +128,12 @@ public struct Replay {
 
     /// The next event in virtual time; nil after the summary.
     public mutating func next() -> ReplayEvent? {
-        while pendingIndex == pending.count {
+        while true {
+            if let event = takePending() { return event }
             guard !finished else { return nil }
-            pending.removeAll(keepingCapacity: true)
-            pendingIndex = 0
-            if let event = simulator.next() {
-                handle(event, t: event.timestamp - startTime)
-            } else {
-                finish()
-            }
+            let event = simulator.next()
+            handle(event, t: event.map { $0.timestamp - startTime } ?? 0)
         }
-        defer { pendingIndex += 1 }
-        return pending[pendingIndex]
     }
 
     /// Every event to the end, in virtual time.
@@ -155,17 +149,18 @@ public struct Replay {
     /// The next event, once `pacer` says it is due; `t` is the pacer's time since
     /// the replay began. nil after the summary.
     public mutating func next<P: ReplayPacer>(pacedBy pacer: inout P) async throws -> ReplayEvent? {
-        while pendingIndex == pending.count {
+        while true {
+            if let event = takePending() { return event }
             guard !finished else { return nil }
-            pending.removeAll(keepingCapacity: true)
-            pendingIndex = 0
-            if let event = simulator.next() {
-                try await pacer.wait(until: event.timestamp)
-                handle(event, t: pacer.elapsed(at: event.timestamp))
-            } else {
-                finish()
-            }
+            let event = simulator.next()
+            if let event { try await pacer.wait(until: event.timestamp) }
+            handle(event, t: event.map { pacer.elapsed(at: $0.timestamp) } ?? 0)
         }
+    }
+
+    /// The next of the events the last simulator event gave, if any is left.
+    private mutating func takePending() -> ReplayEvent? {
+        guard pendingIndex < pending.count else { return nil }
         defer { pendingIndex += 1 }
         return pending[pendingIndex]
     }
@@ -180,7 +175,11 @@ public struct Replay {
                                               rankingChanges: rankingChanges, placesRejected: placesRejected)))
     }
 
-    private mutating func handle(_ event: LocationEvent, t: Double) {
+    /// The events one simulator event gives (the summary when the simulator has ended).
+    private mutating func handle(_ event: LocationEvent?, t: Double) {
+        pending.removeAll(keepingCapacity: true)
+        pendingIndex = 0
+        guard let event else { return finish() }
         switch event {
         case .location(let l):
             pending.append(.location(l, t: t))

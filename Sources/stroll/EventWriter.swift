@@ -20,7 +20,6 @@ struct EventWriter {
     private var previousOrder: [String: [String]] = [:]
     private var screen: [String: [String]] = [:]
     private var lastLocation: Location?
-    private var filteredSinceLast = 0
 
     init(format: String, realtime: Bool, groups: [String]) {
         jsonl = format == "jsonl"
@@ -40,12 +39,10 @@ struct EventWriter {
             lastLocation = l
             delivered += 1
             if groups.isEmpty { progress(elapsed: l.timestamp - startTime) }
-        case .filtered:
-            filteredSinceLast += 1
         case .ranking(let u, let group, let t):
             ranking(u, group: group, t: t)
             if group == groups.last, let l = lastLocation { progress(elapsed: l.timestamp - startTime) }
-        case .map:
+        case .filtered, .map:
             break
         case .region(let id, let entered, let initial, let t):
             if !redraw { print("\(Self.clock(t))  region \(id): \(entered ? (initial ? "inside at start" : "entered") : "exited")") }

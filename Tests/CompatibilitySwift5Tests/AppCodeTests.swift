@@ -2,7 +2,9 @@
 // classes with no concurrency annotations, using CoreLocation as on iOS.
 import CoreLocation
 import Foundation
+import LocationSimulation
 import StrollSimulation
+import Traces
 import Testing
 import TestSupport
 
@@ -45,11 +47,18 @@ struct AppCodeTests {
         let recorder = TripRecorder()
         recorder.begin()
         await Simulation.current?.run()
-        #expect(recorder.trail.count > 10)
-        let times = recorder.trail.map(\.timestamp)
-        #expect(times == times.sorted())
-        for (a, b) in zip(recorder.trail, recorder.trail.dropFirst()) { #expect(a.distance(from: b) >= 25) }
-        #expect(recorder.lastLocation === recorder.trail.last)
+        // What Stroll's own simulator delivers for the walk with the recorder's settings.
+        var simulator = try LocationSimulator(trace: try TraceReader.read(path("traces/pier-head-to-guild.gpx")))
+        let expected = simulator.run().compactMap { event -> Location? in
+            if case .location(let l) = event { return l }
+            return nil
+        }
+        #expect(recorder.trail.count == expected.count && expected.count > 10)
+        let times = recorder.trail.map { $0.timestamp.timeIntervalSince1970 }
+        #expect(times == expected.map(\.timestamp))
+        let last = try #require(recorder.lastLocation)
+        let walkEnd = try #require(expected.last)
+        #expect(last.coordinate.latitude == walkEnd.coordinate.latitude && last.coordinate.longitude == walkEnd.coordinate.longitude)
     }
 
     @Test("a coordinate extension over CLLocation.distance(from:) agrees with GeographicLib to 1 mm")
