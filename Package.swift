@@ -62,7 +62,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),

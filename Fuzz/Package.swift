@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzCSV", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzKML", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzKMZ", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzTCX", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzGeoJSON", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),

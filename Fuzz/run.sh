@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
-targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState}")
+targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState}")
 cd "$here"
 swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz >/dev/null
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
@@ -22,6 +22,7 @@ for t in ${targets[@]}; do
     FuzzGPX) corpus=$(seed gpx "$root"/traces/*.gpx "$root"/Fixtures/real-traces/*/*.gpx) ;;
     FuzzCSV) corpus=$(seed csv "$root"/traces/*.csv "$root"/Fixtures/real-traces/*/*.csv) ;;
     FuzzKML) corpus=$(seed kml "$root"/Fixtures/real-traces/*/*.kml) ;;
+    FuzzKMZ) corpus=$(seed kmz "$root"/Fixtures/kmz/*.kmz) ;;
     FuzzTCX) corpus=$(seed tcx "$root"/Fixtures/real-traces/*/*.tcx) ;;
     FuzzNMEA) corpus=$(seed nmea) ; printf '$GPGGA,120000.00,5324.000,N,00258.000,W,1,08,0.9,10.0,M,0.0,M,,*4F\r\n$GPRMC,120000.00,A,5324.000,N,00258.000,W,1.0,90.0,011224,,*1A\r\n$GPGST,120000.00,1.0,2.0,1.5,30.0,3.0,4.0,5.0*4B\r\n' > "$corpus/walk.nmea" ;;
     FuzzGeoJSON) corpus=$(seed geojson) ; printf '{"type":"Feature","properties":{"coordTimes":["2024-05-01T12:00:00Z","2024-05-01T12:00:10Z"]},"geometry":{"type":"LineString","coordinates":[[-2.97,53.4,5],[-2.96,53.41]]}}' > "$corpus/walk.geojson" ;;

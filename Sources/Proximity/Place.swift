@@ -86,7 +86,8 @@ public struct PlaceSet: Equatable, Sendable {
 
     /// Loads places from the CoffeeShop13 property list, JSON, CSV (docs/CLI.md),
     /// GeoJSON `Point` features (`.geojson`, or `.json` holding a FeatureCollection)
-    /// or KML `Point` placemarks (`.kml`: the placemark's name, the file's name as group).
+    /// or KML `Point` placemarks (`.kml` or zipped `.kmz`: the placemark's name, its
+    /// description as plain text for the subtitle, the file's name as group).
     public static func load(_ path: String) throws(PlaceFileError) -> PlaceSet {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -104,7 +105,7 @@ public struct PlaceSet: Equatable, Sendable {
             set = try loadPropertyList(data, file: name)
         case "csv":
             set = try loadCSV(data, file: name, defaultGroup: stem)
-        case "kml":
+        case "kml", "kmz":
             set = try loadKML(data, file: name, group: stem)
         default:
             set = try loadJSON(data, file: name, defaultGroup: stem)
@@ -220,7 +221,7 @@ public struct PlaceSet: Equatable, Sendable {
                 set.rejected.append(PlaceRejection(file: path, entry: "line \(point.line)", reason: "a Point placemark with no name"))
                 continue
             }
-            set.places.append(Place(id: "\(group)-\(i)", name: name, coordinate: point.coordinate, group: group))
+            set.places.append(Place(id: "\(group)-\(i)", name: name, subtitle: point.description, coordinate: point.coordinate, group: group))
         }
         for r in trace.rejected { set.rejected.append(PlaceRejection(file: path, entry: "line \(r.line)", reason: r.reason)) }
         return set

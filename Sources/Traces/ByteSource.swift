@@ -35,7 +35,6 @@ public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
 final class ByteSource {
     static let chunkSize = 1 << 20
 
-    let path: String
     private let handle: FileHandle?
     private var data: Data?
     private(set) var atEnd = false
@@ -43,8 +42,10 @@ final class ByteSource {
     /// Set when the file is gzip-compressed: its bytes are inflated as they are read.
     private var inflater: GzipInflater?
     private var checkedCompression = false
-    /// Whether the file was gzip-compressed.
-    var isGzip: Bool { inflater != nil }
+    /// Set when the file is a ZIP archive (KMZ): its chosen member is read.
+    private var member: ZipMember?
+    /// The name errors give: the file, or `archive.kmz(doc.kml)` for a member of an archive.
+    private(set) var path: String
     /// Bytes of an incomplete UTF-8 sequence held back to the next chunk.
     private var pending: [UInt8] = []
     /// Absolute position bookkeeping for error locations found while validating.
@@ -131,11 +132,19 @@ final class ByteSource {
         if !checkedCompression {
             checkedCompression = true
             let first = try readStored()
-            guard first.starts(with: [0x1F, 0x8B]) else { return first }
+            if first.starts(with: [0x50, 0x4B, 0x03, 0x04]) || first.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+                let storage: ZipMember.Storage
+                if let handle { storage = .file(handle) } else { storage = .memory(first) }
+                let member = try ZipMember(storage: storage, path: path)
+                self.member = member
+                path = member.displayName
+            }
+            guard first.starts(with: [0x1F, 0x8B]) else { return try member?.next(limit: Self.chunkSize) ?? first }
             let inflater = try GzipInflater()
             inflater.feed(first)
             self.inflater = inflater
         }
+        if let member { return try member.next(limit: Self.chunkSize) }
         guard let inflater else { return try readStored() }
         while true {
             let out: [UInt8]

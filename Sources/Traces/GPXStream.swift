@@ -177,6 +177,7 @@ private struct PointBuilder {
                 fix?.time = t.seconds
                 fix?.timeWasZoneless = t.zoneless
             case "name": fix?.name = trimmedString(text)
+            case "desc": fix?.description = trimmedString(text)
             case "fix": fix?.fixType = trimmedString(text)
             case "ele", "hdop", "vdop", "pdop", "sat", "speed", "course":
                 guard let v = number(name, text) else { return }

@@ -47,6 +47,7 @@ enum GeoJSONTrace {
             case "Point":
                 if var fix = point(geometry["coordinates"], label: label, into: &trace) {
                     fix.name = name
+                    fix.description = properties["description"] as? String
                     fix.time = (properties["time"] as? String).flatMap { ISO8601Time.parse($0)?.seconds }
                     trace.waypoints.append(fix)
                 }

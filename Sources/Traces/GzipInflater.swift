@@ -1,19 +1,23 @@
 import CZlib
 import Foundation
 
-/// Streaming gzip decompression over zlib: compressed bytes go in as they
-/// are read, decompressed bytes come out at most `limit` at a time, so a
-/// small file that inflates enormously (a zip bomb) never needs more memory
-/// than one chunk. Concatenated gzip members are read one after another.
+/// Streaming gzip (or raw deflate, as a ZIP entry holds it) decompression over
+/// zlib: compressed bytes go in as they are read, decompressed bytes come out
+/// at most `limit` at a time, so a small file that inflates enormously (a zip
+/// bomb) never needs more memory than one chunk. Concatenated gzip members are
+/// read one after another; a raw stream ends at its last block.
 final class GzipInflater {
     private var stream = z_stream()
     private var input: [UInt8] = []
     private var inputOffset = 0
     private(set) var memberEnded = false
     private var ready = false
+    private let raw: Bool
 
-    init() throws(TraceError) {
-        let status = inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+    /// `raw`: a bare deflate stream (a ZIP entry), else gzip.
+    init(raw: Bool = false) throws(TraceError) {
+        self.raw = raw
+        let status = inflateInit2_(&stream, raw ? -MAX_WBITS : 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw TraceError(.malformed, file: "", reason: "zlib could not start (\(status))") }
         ready = true
     }
@@ -36,6 +40,7 @@ final class GzipInflater {
         var produced = 0
         while produced < limit && inputOffset < input.count {
             if memberEnded {
+                if raw { break }
                 // Another gzip member follows.
                 inflateReset(&stream)
                 memberEnded = false
@@ -61,7 +66,7 @@ final class GzipInflater {
                 memberEnded = true
             default:
                 let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                throw TraceError(.malformed, file: "", reason: "not a valid gzip file: \(message)")
+                throw TraceError(.malformed, file: "", reason: raw ? "corrupt compressed data: \(message)" : "not a valid gzip file: \(message)")
             }
         }
         output.removeSubrange(produced...)

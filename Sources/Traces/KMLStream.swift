@@ -1,3 +1,4 @@
+import Foundation
 import Geodesy
 
 /// Reads KML 2.2 as a stream of ``TraceEvent``s.
@@ -23,6 +24,7 @@ public struct KMLStream: TraceEventStream {
     // The open placemark.
     private var inPlacemark = false
     private var placemarkName: String?
+    private var placemarkDescription: String?
     private var placemarkTime: Double?
     private var placemarkTrackOpen = false
     private var pendingPoints: [Fix] = []
@@ -74,6 +76,7 @@ public struct KMLStream: TraceEventStream {
         case "Placemark":
             inPlacemark = true
             placemarkName = nil
+            placemarkDescription = nil
             placemarkTime = nil
             placemarkTrackOpen = false
             pendingPoints.removeAll()
@@ -101,6 +104,8 @@ public struct KMLStream: TraceEventStream {
         case "name" where parent == "Placemark":
             placemarkName = trimmedString(text)
             if placemarkTrackOpen, let placemarkName { queue.append(.trackName(placemarkName)) }
+        case "description" where parent == "Placemark":
+            placemarkDescription = KMLText.plain(text)
         case "name" where (parent == "Document" || parent == "Folder") && documentName == nil:
             documentName = trimmedString(text)
         case "description" where parent == "Document" && documentDescription == nil:
@@ -127,6 +132,7 @@ public struct KMLStream: TraceEventStream {
             for fix in pendingPoints {
                 var point = fix
                 point.name = point.name ?? placemarkName
+                point.description = point.description ?? placemarkDescription
                 point.time = point.time ?? placemarkTime
                 queue.append(.waypoint(point))
             }
@@ -216,5 +222,34 @@ public struct KMLStream: TraceEventStream {
                 break
             }
         }
+    }
+}
+
+/// KML descriptions are often HTML (Google Earth and My Maps write `<br>`,
+/// `<b>`, links): as a subtitle they become one line of plain text.
+enum KMLText {
+    /// Tags removed (`<br>`, `<p>` and `<div>` as a space), the common HTML
+    /// entities decoded, runs of white space made one space; nil when nothing is left.
+    static func plain<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8, C.Index == Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var out = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            let c = text[index]
+            let next = text.index(after: index)
+            if c == "<", next < text.endIndex, text[next].isLetter || text[next] == "/" || text[next] == "!",
+               let close = text[next...].firstIndex(of: ">") {
+                out.append(" ")
+                index = text.index(after: close)
+                continue
+            }
+            out.append(c)
+            index = next
+        }
+        for (entity, character) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&amp;", "&")] {
+            out = out.replacingOccurrences(of: entity, with: character)
+        }
+        let words = out.split(whereSeparator: { $0.isWhitespace })
+        return words.isEmpty ? nil : words.joined(separator: " ")
     }
 }

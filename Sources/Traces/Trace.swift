@@ -25,6 +25,8 @@ public struct Fix: Equatable, Sendable {
     /// Degrees clockwise from true north.
     public var course: Double?
     public var name: String?
+    /// A waypoint's description (GPX `desc`, KML `description`), as plain text.
+    public var description: String?
     /// The line of the point's start tag or CSV row (1-based).
     public var line: Int
 
@@ -32,7 +34,7 @@ public struct Fix: Equatable, Sendable {
         coordinate: Coordinate, time: Double? = nil, timeWasZoneless: Bool = false, elevation: Double? = nil,
         horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, hdop: Double? = nil, vdop: Double? = nil,
         pdop: Double? = nil, satellites: Int? = nil, fixType: String? = nil, speed: Double? = nil, course: Double? = nil,
-        name: String? = nil, line: Int = 0
+        name: String? = nil, description: String? = nil, line: Int = 0
     ) {
         self.coordinate = coordinate
         self.time = time
@@ -48,6 +50,7 @@ public struct Fix: Equatable, Sendable {
         self.speed = speed
         self.course = course
         self.name = name
+        self.description = description
         self.line = line
     }
 }

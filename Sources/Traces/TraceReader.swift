@@ -1,18 +1,19 @@
 import Foundation
 
 /// Opens trace files: GPX, CSV (GPSLogger's too), KML, TCX, GeoJSON, NMEA and
-/// GeoLife `.plt`, each plain or gzip-compressed.
+/// GeoLife `.plt`, each plain or gzip-compressed; KML zipped as KMZ (or any of
+/// them in a `.zip`, see ``ZipMember``).
 public enum TraceReader {
     /// The format of `path`. `.gpx`, `.csv`/`.tsv`, `.kml`, `.tcx`, `.geojson`,
-    /// `.nmea` and `.plt` say it; anything else (`.xml`, `.txt`, `.json`, `.log`,
+    /// `.nmea` and `.plt` say it (`.kmz` says KML); anything else (`.xml`, `.txt`, `.json`, `.log`,
     /// `.gz`, no extension) is told by content: the XML root element (`gpx`,
     /// `kml`, `TrainingCenterDatabase`), `{` for GeoJSON, `$` for NMEA, the GeoLife
-    /// header, else CSV. A gzip file is looked at inflated.
+    /// header, else CSV. A gzip file is looked at inflated, a ZIP archive at its member.
     public static func format(of path: String) throws(TraceError) -> Trace.Format {
         switch (path as NSString).pathExtension.lowercased() {
         case "gpx": return .gpx
         case "csv", "tsv": return .csv
-        case "kml": return .kml
+        case "kml", "kmz": return .kml
         case "tcx": return .tcx
         case "geojson": return .geojson
         case "nmea", "nma": return .nmea
@@ -66,7 +67,7 @@ public enum TraceReader {
             return try read(format: format, source: ByteSource(path: path), csvMapping: csvMapping)
         } catch {
             var located = error
-            located.file = path
+            if !located.file.hasPrefix(path + "(") { located.file = path }
             throw located
         }
     }

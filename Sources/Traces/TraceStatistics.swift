@@ -68,7 +68,7 @@ public struct TraceStatistics: Equatable, Sendable {
             return accumulator.statistics
         } catch {
             var located = error
-            located.file = path
+            if !located.file.hasPrefix(path + "(") { located.file = path }
             throw located
         }
     }

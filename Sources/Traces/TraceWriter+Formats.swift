@@ -4,14 +4,17 @@ extension TraceWriter {
     /// The formats ``write(_:as:)`` writes.
     public enum OutputFormat: String, Sendable, CaseIterable {
         case gpx, kml, tcx, csv, geojson, nmea
+        /// KML zipped as `doc.kml`, as Google Earth writes KMZ.
+        case kmz
         /// Xcode's location GPX: the fixes as timed `wpt`s, the form Xcode's scheme location and `simctl` replay.
         case xcodeGPX = "xcode-gpx"
 
-        /// The format a file name says (`.gpx`, `.kml`, `.tcx`, `.csv`, `.geojson`/`.json`, `.nmea`), else nil.
+        /// The format a file name says (`.gpx`, `.kml`, `.kmz`, `.tcx`, `.csv`, `.geojson`/`.json`, `.nmea`), else nil.
         public init?(fileName: String) {
             switch (fileName as NSString).pathExtension.lowercased() {
             case "gpx": self = .gpx
             case "kml": self = .kml
+            case "kmz": self = .kmz
             case "tcx": self = .tcx
             case "csv": self = .csv
             case "geojson", "json": self = .geojson
@@ -21,10 +24,20 @@ extension TraceWriter {
         }
     }
 
+    /// The file's bytes: the text of ``write(_:as:)``, or for KMZ that KML zipped.
+    public static func data(_ trace: Trace, as format: OutputFormat) -> Data {
+        switch format {
+        // The member's date is the trace's first time, so the same trace always gives the same bytes.
+        case .kmz: return ZipWriter.archive(member: "doc.kml", contents: Data(kml(trace).utf8), time: Date(timeIntervalSince1970: trace.replaySegments.lazy.compactMap { $0.fixes.first?.time }.first ?? 0))
+        default: return Data(write(trace, as: format).utf8)
+        }
+    }
+
+    /// The file's text (KMZ: the KML it zips).
     public static func write(_ trace: Trace, as format: OutputFormat) -> String {
         switch format {
         case .gpx: return gpx(trace)
-        case .kml: return kml(trace)
+        case .kml, .kmz: return kml(trace)
         case .tcx: return tcx(trace)
         case .csv: return csv(trace)
         case .geojson: return geoJSON(trace)
@@ -47,6 +60,7 @@ extension TraceWriter {
         for fix in trace.waypoints {
             out += "<Placemark>"
             if let name = fix.name { out += "<name>\(escape(name))</name>" }
+            if let d = fix.description { out += "<description>\(escape(d))</description>" }
             if let t = fix.time { out += "<TimeStamp><when>\(zoned(t, false))</when></TimeStamp>" }
             out += "<Point><coordinates>\(fix.coordinate.longitude),\(fix.coordinate.latitude)\(fix.elevation.map { ",\($0)" } ?? "")</coordinates></Point></Placemark>\n"
         }
@@ -118,6 +132,7 @@ extension TraceWriter {
         for fix in trace.waypoints {
             var properties: [String] = []
             if let name = fix.name { properties.append("\"name\":\(string(name))") }
+            if let d = fix.description { properties.append("\"description\":\(string(d))") }
             if let t = fix.time { properties.append("\"time\":\"\(zoned(t, false))\"") }
             features.append("{\"type\":\"Feature\",\"properties\":{\(properties.joined(separator: ","))},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(position(fix))}}")
         }

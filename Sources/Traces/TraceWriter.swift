@@ -40,6 +40,7 @@ public enum TraceWriter {
         if let e = fix.elevation { out += "<ele>\(e)</ele>" }
         if let t = fix.time { out += "<time>\(zoned(t, fix.timeWasZoneless))</time>" }
         if let n = fix.name { out += "<name>\(escape(n))</name>" }
+        if let d = fix.description { out += "<desc>\(escape(d))</desc>" }
         if let f = fix.fixType { out += "<fix>\(escape(f))</fix>" }
         if let s = fix.satellites { out += "<sat>\(s)</sat>" }
         if let h = fix.hdop { out += "<hdop>\(h)</hdop>" }

@@ -95,7 +95,7 @@ extension TraceCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a trace in another format: for other tools, simulators and emulators.",
             discussion: """
-            FORMAT is gpx, kml (gx:Track), tcx, csv, geojson, nmea (RMC and GGA, checksummed) \
+            FORMAT is gpx, kml (gx:Track), kmz (that KML zipped), tcx, csv, geojson, nmea (RMC and GGA, checksummed) \
             or xcode-gpx (timed waypoints, the form Xcode's scheme location and simctl replay); \
             without --to it is told by OUT's extension. With --delivered the trace is first \
             replayed as CoreLocation would deliver it (10 m accuracy, 25 m distance filter) \
@@ -114,7 +114,7 @@ extension TraceCommand {
         @Argument(help: "The file to write.")
         var output: String
 
-        @Option(help: ArgumentHelp("gpx, kml, tcx, csv, geojson, nmea or xcode-gpx.", valueName: "FORMAT"))
+        @Option(help: ArgumentHelp("gpx, kml, kmz, tcx, csv, geojson, nmea or xcode-gpx.", valueName: "FORMAT"))
         var to: String?
 
         @Flag(help: "Only the fixes a replay with the 25 m distance filter delivers.")
@@ -161,7 +161,7 @@ extension TraceCommand {
                 trace = Trace(format: trace.format, name: trace.name, tracks: [Track(name: trace.name, segments: [Segment(fixes: fixes)])])
             }
             do {
-                try TraceWriter.writeAtomically(TraceWriter.write(trace, as: format), to: output)
+                try TraceWriter.data(trace, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
                 printError("error: cannot write \(output): \(error.localizedDescription)")
                 throw StrollExit.missingInput

@@ -109,4 +109,26 @@ struct GeoPlaceLoaderTests {
         #expect(set.places.count == 1 && set.groups == ["point"])
         #expect(set.places.first?.id == "point-0" && !(set.places.first?.name.isEmpty ?? true))
     }
+
+    @Test("KML and KMZ placemarks: the description, HTML as Google Earth writes it, is the subtitle as one line of text")
+    func kmlDescriptions() async throws {
+        let kml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Coffee</name>
+        <Placemark><name>Leaf</name><description><![CDATA[<b>Tea &amp; coffee</b><br>65&nbsp;Bold Street]]></description>
+          <Point><coordinates>-2.9792,53.4016</coordinates></Point></Placemark>
+        <Placemark><name>Bold Street Coffee</name><description>Espresso bar</description>
+          <Point><coordinates>-2.9785,53.4019,0</coordinates></Point></Placemark>
+        <Placemark><name>No words</name><Point><coordinates>-2.98,53.40</coordinates></Point></Placemark>
+        </Document></kml>
+        """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cafes-\(UUID().uuidString).kml").path
+        try Data(kml.utf8).write(to: URL(fileURLWithPath: file))
+        let plain = try PlaceSet.load(file)
+        #expect(plain.places.map(\.subtitle) == ["Tea & coffee 65 Bold Street", "Espresso bar", nil])
+        let kmz = try await makeZip([("doc.kml", file)])
+        let zipped = try PlaceSet.load(kmz)
+        #expect(zipped.places.map(\.name) == plain.places.map(\.name) && zipped.places.map(\.subtitle) == plain.places.map(\.subtitle))
+        #expect(zipped.places.map(\.coordinate) == plain.places.map(\.coordinate))
+    }
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 
 /// The package root, found from this file's path (tests read the bundled walks and fixtures).
@@ -24,4 +25,28 @@ public struct SplitMix64: RandomNumberGenerator {
     }
 
     public mutating func uniform(_ lo: Double, _ hi: Double) -> Double { Double.random(in: lo..<hi, using: &self) }
+}
+
+/// Writes a ZIP archive with Python's zipfile (an independent writer): each
+/// member `name=path-of-contents`, deflated unless `stored`; `extra` is Python
+/// run on the open archive `z` before it closes.
+public func makeZip(_ members: [(String, String)], stored: Bool = false, extra: String = "", suffix: String = ".kmz") async throws -> String {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-\(UUID().uuidString)\(suffix)").path
+    let script = """
+    import sys, zipfile
+    out = sys.argv[1]
+    pairs = sys.argv[2:]
+    method = zipfile.ZIP_STORED if \(stored ? "True" : "False") else zipfile.ZIP_DEFLATED
+    with zipfile.ZipFile(out, "w", method) as z:
+        for i in range(0, len(pairs), 2):
+            z.write(pairs[i + 1], pairs[i])
+    \(extra.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    """
+    let run = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, out] + members.flatMap { [$0.0, $0.1] })
+    guard run.status == 0 else { throw ZipWriterFailed(message: run.stderr) }
+    return out
+}
+
+public struct ZipWriterFailed: Error {
+    public var message: String
 }

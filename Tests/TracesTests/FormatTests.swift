@@ -267,7 +267,7 @@ struct ConversionTests {
         let original = try TraceReader.read(shared(file))
         for format in TraceWriter.OutputFormat.allCases {
             let suffix = format == .xcodeGPX ? ".gpx" : "." + format.rawValue
-            let copy = try temporaryFile(Data(TraceWriter.write(original, as: format).utf8), suffix: suffix)
+            let copy = try temporaryFile(TraceWriter.data(original, as: format), suffix: suffix)
             let back = try TraceReader.read(copy)
             #expect(back.rejected.isEmpty, "\(file) as \(format): \(back.rejected)")
             let expected = format == .nmea ? epochs(played(original)) : played(original)
