@@ -34,10 +34,21 @@ public struct VirtualClock: ReplayClock {
 public actor ReplayControl {
     private var paused = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var speedOverride: Double?
 
     public init() {}
 
     public var isPaused: Bool { paused }
+
+    /// The speed set while running (nil: the clock's own). A change applies
+    /// from the next event on: the time between events is divided by the new speed.
+    public var speed: Double? { speedOverride }
+
+    /// Sets the speed (a positive multiple of real time); other values are ignored.
+    public func setSpeed(_ speed: Double) {
+        guard speed > 0, speed.isFinite else { return }
+        speedOverride = speed
+    }
 
     /// How many replays are held by the pause right now.
     public var heldReplays: Int { waiters.count }
@@ -80,10 +91,12 @@ public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration,
 
     public struct Pacer: ReplayPacer {
         let start: Double
-        let speed: Double
+        var speed: Double
         let control: ReplayControl?
         let clock: C
         var origin: C.Instant
+        /// The timestamp of the last event handed over.
+        var last: Double?
 
         /// Where on `clock` the event at `timestamp` is due.
         func due(_ timestamp: Double) -> C.Instant {
@@ -92,9 +105,16 @@ public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration,
 
         nonisolated(nonsending) public mutating func wait(until timestamp: Double) async throws {
             try await holdWhilePaused(at: timestamp)
+            if let control, let wanted = await control.speed, wanted != speed {
+                // The last event stays where it was; what follows runs at the new speed.
+                let anchor = last ?? start
+                origin = clock.now.advanced(by: .zero - .seconds((anchor - start) / wanted))
+                speed = wanted
+            }
             let due = due(timestamp)
             if due > clock.now { try await clock.sleep(until: due, tolerance: nil) }
             try await holdWhilePaused(at: timestamp)
+            last = timestamp
         }
 
         /// After a pause the event at `timestamp` is due now.

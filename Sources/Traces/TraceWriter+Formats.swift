@@ -158,22 +158,7 @@ extension TraceWriter {
         var out = ""
         for segment in trace.replaySegments {
             for fix in segment.fixes where fix.time != nil {
-                let lat = angle(abs(fix.coordinate.latitude), degreeDigits: 2) + (fix.coordinate.latitude < 0 ? ",S" : ",N")
-                let lon = angle(abs(fix.coordinate.longitude), degreeDigits: 3) + (fix.coordinate.longitude < 0 ? ",W" : ",E")
-                var time = "", date = ""
-                if let t = fix.time {
-                    let day = (t / 86_400).rounded(.down) * 86_400
-                    let seconds = t - day
-                    time = String(format: "%02d%02d%06.3f", Int(seconds / 3600), Int(seconds / 60) % 60, seconds.truncatingRemainder(dividingBy: 60))
-                    let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: Date(timeIntervalSince1970: day))
-                    date = String(format: "%02d%02d%02d", components.day ?? 1, components.month ?? 1, (components.year ?? 2000) % 100)
-                }
-                let knots = fix.speed.map { String(format: "%.3f", $0 * 3600 / 1852) } ?? ""
-                let course = fix.course.map { String(format: "%.2f", $0) } ?? ""
-                let hdop = fix.hdop.map { String(format: "%.1f", $0) } ?? ""
-                let altitude = fix.elevation.map { String(format: "%.3f", $0) } ?? ""
-                out += sentence("GPGGA,\(time),\(lat),\(lon),1,\(fix.satellites.map { String(format: "%02d", $0) } ?? ""),\(hdop),\(altitude),M,,M,,")
-                out += sentence("GPRMC,\(time),A,\(lat),\(lon),\(knots),\(course),\(date),,,A")
+                out += NMEASentence.gga(fix) + NMEASentence.rmc(fix)
             }
         }
         return out
@@ -184,20 +169,6 @@ extension TraceWriter {
         trace.replaySegments.reduce(0) { $0 + $1.fixes.filter { $0.time == nil }.count }
     }
 
-    private static func angle(_ degrees: Double, degreeDigits: Int) -> String {
-        var whole = degrees.rounded(.down)
-        var minutes = ((degrees - whole) * 60 * 1_000_000).rounded() / 1_000_000
-        if minutes >= 60 {
-            whole += 1
-            minutes -= 60
-        }
-        return String(format: "%0\(degreeDigits)d%09.6f", Int(whole), minutes)
-    }
-
-    private static func sentence(_ body: String) -> String {
-        let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
-        return "$" + body + String(format: "*%02X\r\n", sum)
-    }
 
     /// Xcode's location GPX: every replayed fix as a `wpt` with its time, in order.
     public static func xcodeGPX(_ trace: Trace) -> String {

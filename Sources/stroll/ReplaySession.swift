@@ -27,85 +27,32 @@ struct ReplaySession {
     init(command: ReplayCommand) throws {
         self.command = command
         log = command.logging.logger("stroll.replay")
-        tracePath = command.trace ?? Bundled.path(Bundled.walk)
-        log.debug("reading trace \(tracePath)")
-        do {
-            trace = try TraceReader.read(tracePath)
-        } catch {
-            printError(error.description)
+        let inputs = try command.simulation.load(log: log) { error in
             if command.format == "jsonl" {
                 let e = JSON.object([("type", .string("error")), ("t", .int(0)), ("code", .string("badInput")), ("message", .string(error.reason)),
                                      ("file", .string(error.file)), ("line", error.line > 0 ? .int(error.line) : .null)])
                 print(e.text)
             }
-            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
         }
-        log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
-        for note in trace.notes { log.info("\(note)") }
-        var set = PlaceSet()
-        let placeFiles = command.places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : command.places
-        for file in placeFiles {
-            do {
-                set.merge(try PlaceSet.load(file))
-            } catch {
-                printError(error.description)
-                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
-            }
-        }
-        for r in set.rejected { printError("warning: \(r.description)") }
-        placeSet = set
-        log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
-        if command.groups.isEmpty {
-            activeGroups = command.places.isEmpty ? Bundled.groups.filter { set.groups.contains($0) } : set.groups
-        } else {
-            for g in command.groups where !set.groups.contains(g) {
-                printError("error: unknown group \"\(g)\"; the groups are: \(set.groups.joined(separator: ", "))")
-                throw StrollExit.usage
-            }
-            activeGroups = command.groups
-        }
-        if let file = command.regions {
-            do {
-                monitored = try MonitoredRegion.loadGeoJSON(file)
-            } catch {
-                printError(error.description)
-                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
-            }
-        } else {
-            monitored = []
-        }
-        let active = set.places(inGroups: activeGroups)
-        if let wanted = command.select {
-            do {
-                selectID = try Replay.resolve(wanted, among: active)
-            } catch {
-                printError("error: \(error.description)")
-                throw StrollExit.usage
-            }
-        }
+        tracePath = inputs.tracePath
+        trace = inputs.trace
+        placeSet = inputs.placeSet
+        activeGroups = inputs.activeGroups
+        monitored = inputs.monitored
+        selectID = inputs.selectID
+        let active = placeSet.places(inGroups: activeGroups)
         out = EventWriter(format: command.format, realtime: command.realtime, groups: activeGroups)
-        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(command.accuracy) m, distance filter \(command.distanceFilter), rate \(command.rate) Hz, noise \(command.noise) (seed \(command.seed))")
         if let statePath = command.state {
             let (remembered, warning) = RememberedState.load(statePath)
             if let warning { printError("warning: \(statePath): \(warning)") }
             sortMode = remembered.sortMode
             if selectID == nil, let id = remembered.selected, active.contains(where: { $0.id == id }) { selectID = id }
         }
-        if let sort = command.sort { sortMode = sort }
+        if let sort = command.simulation.sort { sortMode = sort }
     }
 
     mutating func run() async throws {
-        var configuration = ReplayConfiguration()
-        configuration.settings = command.settings
-        configuration.replay = command.replayOptions
-        configuration.sensor = command.sensorOptions
-        configuration.regions = monitored
-        configuration.groups = activeGroups
-        configuration.sortMode = sortMode
-        configuration.within = command.within
-        configuration.regionSpan = command.regionSpan
-        configuration.follow = command.follow
-        configuration.select = selectID
+        let configuration = command.simulation.configuration(groups: activeGroups, regions: monitored, sortMode: sortMode, select: selectID)
         var replay: Replay
         do {
             replay = try Replay(trace: trace, places: placeSet, configuration: configuration,
@@ -192,7 +139,7 @@ struct ReplaySession {
                 try TraceWriter.writeAtomically(TraceWriter.gpx(report.deliveredTrace()), to: path)
             }
             if command.svg != nil || command.html != nil {
-                let map = RunMap(report: report, places: active, distanceFilter: command.settings.distanceFilter)
+                let map = RunMap(report: report, places: active, distanceFilter: command.simulation.settings.distanceFilter)
                 if let path = command.svg {
                     try TraceWriter.writeAtomically(map.svg(), to: path)
                     log.debug("wrote \(path)")

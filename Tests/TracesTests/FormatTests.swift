@@ -212,6 +212,15 @@ struct FormatTests {
         """
         let c = try TraceReader.read(bytes: Data(csv.utf8), name: "t.csv", format: .csv)
         #expect(trackPoints(c).count == 2 && trackPoints(c).first?.horizontalAccuracy == 4)
+        // GPSLogger 2 and later append six columns; a network fix leaves accuracy and speed empty.
+        let newer = """
+        time,lat,lon,elevation,accuracy,bearing,speed,satellites,provider,hdop,vdop,pdop,geoidheight,ageofdgpsdata,dgpsid,activity,battery,annotation,timestamp_ms,time_offset,distance,starttimestamp_ms,profile_name,battery_charging
+        2025-01-24T07:02:29.168Z,53.40,-2.97,14.0,48.0,,0.0,0,gps,,,,,,,,64,,1737702149168,2025-01-24T00:02:29.168-07:00,14780.37,1737686054899,Default Profile,false
+        2025-01-24T07:02:34.168Z,53.4001,-2.97,561.6000366210938,,,,,network,,,,,,,,,,,,,,,
+        """
+        let n = try TraceReader.read(bytes: Data(newer.utf8), name: "t.csv", format: .csv)
+        #expect(trackPoints(n).count == 2 && n.rejected.isEmpty)
+        #expect(trackPoints(n).map(\.horizontalAccuracy) == [48, nil] && trackPoints(n).first?.speed == 0)
     }
 
     @Test("GeoJSON: LineString with coordTimes, MultiLineString, Point waypoints")

@@ -4,6 +4,7 @@ import Geodesy
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .throughput], maxDuration: .seconds(3))
     registerTraceParsing()
+    registerFormatReading()
     registerProximity()
 
     // 1000 pairs around Liverpool city centre, 0 to ~6 km apart.

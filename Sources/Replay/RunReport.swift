@@ -1,26 +1,25 @@
 import Foundation
-import Replay
 import Geodesy
 import LocationSimulation
 import Proximity
 import Traces
 
 /// What a replay produced, kept for the file outputs (GeoJSON, GPX).
-struct RunReport {
-    let trace: Trace
-    var delivered: [(location: Location, t: Double)] = []
-    var rankings: [String: RankingUpdate] = [:]
+public struct RunReport {
+    public let trace: Trace
+    public var delivered: [(location: Location, t: Double)] = []
+    public var rankings: [String: RankingUpdate] = [:]
     /// Every ranking by group, one per delivered fix (kept only for the HTML page).
-    var history: [String: [RankingUpdate]] = [:]
-    var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
-    var selected: String?
+    public var history: [String: [RankingUpdate]] = [:]
+    public var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
+    public var selected: String?
 
-    init(trace: Trace) {
+    public init(trace: Trace) {
         self.trace = trace
     }
 
     /// A FeatureCollection: the trace, the delivered fixes, the places with their final rank, and where the nearest place changed.
-    func geoJSON(places: [Place]) -> JSON {
+    public func geoJSON(places: [Place]) -> JSON {
         func point(_ c: Coordinate) -> JSON {
             .object([("type", .string("Point")), ("coordinates", .array([.number(c.longitude), .number(c.latitude)]))])
         }
@@ -62,7 +61,7 @@ struct RunReport {
     }
 
     /// The delivered fixes as a one-segment trace.
-    func deliveredTrace() -> Trace {
+    public func deliveredTrace() -> Trace {
         let fixes = delivered.map { l, _ in
             Fix(coordinate: l.coordinate, time: l.timestamp, elevation: l.verticalAccuracy > 0 ? l.altitude : nil,
                 horizontalAccuracy: l.horizontalAccuracy, verticalAccuracy: l.verticalAccuracy > 0 ? l.verticalAccuracy : nil,

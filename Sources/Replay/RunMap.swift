@@ -1,22 +1,21 @@
 import Foundation
-import Replay
 import Geodesy
 import LocationSimulation
 import Proximity
 import Traces
 
 /// The SVG map of a run and the HTML page that replays it.
-struct RunMap {
-    let report: RunReport
-    let places: [Place]
-    let distanceFilter: Double
-    let width = 960.0
-    let height = 720.0
+public struct RunMap {
+    public let report: RunReport
+    public let places: [Place]
+    public let distanceFilter: Double
+    public let width = 960.0
+    public let height = 720.0
     private let projection: LocalProjection
     private let scale: Double
     private let centre: (x: Double, y: Double)
 
-    init(report: RunReport, places: [Place], distanceFilter: Double) {
+    public init(report: RunReport, places: [Place], distanceFilter: Double) {
         self.report = report
         self.distanceFilter = distanceFilter
         var coordinates = report.trace.replaySegments.flatMap(\.fixes).map(\.coordinate) + report.delivered.map(\.location.coordinate)
@@ -38,7 +37,7 @@ struct RunMap {
     }
 
     /// Screen position of a coordinate: x east, y down (north up).
-    func screen(_ c: Coordinate) -> (x: Double, y: Double) {
+    public func screen(_ c: Coordinate) -> (x: Double, y: Double) {
         let p = projection.project(c)
         return (width / 2 + (p.x - centre.x) * scale, height / 2 - (p.y - centre.y) * scale)
     }
@@ -48,13 +47,13 @@ struct RunMap {
     private func escape(_ s: String) -> String { TraceWriter.escape(s) }
 
     /// A standalone SVG document.
-    func svg() -> String {
+    public func svg() -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += svgElement()
         return out
     }
 
-    func svgElement() -> String {
+    public func svgElement() -> String {
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"map\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
         out += "<title>\(escape(report.trace.name ?? "Stroll replay"))</title>\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#f7f5f0\"/>\n"
@@ -104,7 +103,7 @@ struct RunMap {
     }
 
     /// One self-contained page: the map and a time slider that replays the ranking.
-    func html() -> String {
+    public func html() -> String {
         var frames: [JSON] = []
         for (k, fix) in report.delivered.enumerated() {
             let p = screen(fix.location.coordinate)

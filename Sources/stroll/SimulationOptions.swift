@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import Geodesy
+import Logging
+import LocationSimulation
+import Map
+import Proximity
+import Replay
+import Traces
+
+/// What `replay` and `serve` simulate: the trace, the places, and the location
+/// manager's and the map's settings.
+struct SimulationOptions: ParsableArguments {
+    @Argument(help: "GPX or CSV trace (default: the bundled Lime Street to campus walk).")
+    var trace: String?
+
+    @Option(name: .customLong("places"), help: ArgumentHelp("Places: the CoffeeShop13 .plist, .json or .csv; repeatable.", valueName: "FILE"))
+    var places: [String] = []
+
+    @Option(name: .customLong("group"), help: ArgumentHelp("Only this group of places; repeatable.", valueName: "NAME"))
+    var groups: [String] = []
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
+    var accuracy: Double = 10
+
+    @Option(name: .customLong("distance-filter"), help: ArgumentHelp("Metres between delivered fixes; \"none\" delivers every fix.", valueName: "M"))
+    var distanceFilter: String = "25"
+
+    @Option(name: .customLong("walking-speed"), help: ArgumentHelp("Walking speed for traces without times.", valueName: "M/S"))
+    var walkingSpeed: Double = 1.4
+
+    @Option(help: ArgumentHelp("Start time of a trace without times.", valueName: "ISO8601"))
+    var start: String = "2001-01-01T00:00:00Z"
+
+    @Option(help: ArgumentHelp("Interpolation rate between recorded fixes; 0 for none.", valueName: "HZ"))
+    var rate: Double = 1
+
+    @Option(help: ArgumentHelp("Sensor noise: none or gaussian.", valueName: "none|gaussian"))
+    var noise: String = "none"
+
+    @Option(help: ArgumentHelp("Seed for the noise, so that runs repeat exactly.", valueName: "N"))
+    var seed: UInt64 = 0
+
+    @Option(help: ArgumentHelp("GeoJSON regions to monitor: Point features with radius, Polygon features, each with id.", valueName: "FILE"))
+    var regions: String?
+
+    @Option(name: .customLong("region-span"), help: ArgumentHelp("Map region size in metres.", valueName: "METRES"))
+    var regionSpan: Double = 1000
+
+    @Flag(help: "The map region follows every delivered fix (default: it stays where it started).")
+    var follow = false
+
+    @Option(help: ArgumentHelp("Select this place's pin (id, or name within the active groups) at the first ranking that lists it.", valueName: "ID|NAME"))
+    var select: String?
+
+    @Option(help: ArgumentHelp("Sort the list by distance (default) or by name; remembered with --state.", valueName: "distance|name"))
+    var sort: SortMode?
+
+    @Option(help: ArgumentHelp("Only places within this many metres are listed; others leave (deleted) and come back (inserted).", valueName: "METRES"))
+    var within: Double?
+
+    func validate() throws {
+        guard ["none", "gaussian"].contains(noise) else { throw ValidationError("--noise must be none or gaussian, not \(noise)") }
+        guard distanceFilter == "none" || Double(distanceFilter) != nil else { throw ValidationError("--distance-filter takes metres or \"none\", not \(distanceFilter)") }
+        guard ISO8601Time.parse(start) != nil else { throw ValidationError("--start \(start) is not an ISO 8601 date-time") }
+        guard rate >= 0, rate.isFinite else { throw ValidationError("--rate must be 0 or more") }
+        guard walkingSpeed > 0, walkingSpeed.isFinite else { throw ValidationError("--walking-speed must be more than 0") }
+        guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0 metres") }
+        if let within { guard within >= 0, within.isFinite else { throw ValidationError("--within must be 0 metres or more") } }
+    }
+
+    var settings: LocationSettings {
+        var s = LocationSettings()
+        s.desiredAccuracy = accuracy
+        s.distanceFilter = distanceFilter == "none" ? distanceFilterNone : (Double(distanceFilter) ?? 25)
+        return s
+    }
+
+    var replayOptions: ReplayOptions {
+        var r = ReplayOptions()
+        r.walkingSpeed = walkingSpeed
+        r.startTime = ISO8601Time.parse(start)?.seconds ?? r.startTime
+        r.rate = rate
+        return r
+    }
+
+    var sensorOptions: SensorOptions {
+        SensorOptions(noise: noise == "gaussian" ? .gaussian : .none, seed: seed)
+    }
+}
+
+/// The inputs the options name, loaded and checked.
+struct SimulationInputs {
+    let tracePath: String
+    let trace: Trace
+    let placeSet: PlaceSet
+    let activeGroups: [String]
+    let monitored: [MonitoredRegion]
+    let selectID: String?
+}
+
+extension SimulationOptions {
+    /// Reads the trace, the places and the regions, and resolves the groups and
+    /// the selection; errors are printed and become the contract's exit codes.
+    /// `onTraceError` runs before a trace that cannot be read ends the command.
+    func load(log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
+        let tracePath = trace ?? Bundled.path(Bundled.walk)
+        log.debug("reading trace \(tracePath)")
+        let trace: Trace
+        do {
+            trace = try TraceReader.read(tracePath)
+        } catch {
+            printError(error.description)
+            onTraceError(error)
+            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
+        log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
+        for note in trace.notes { log.info("\(note)") }
+        var set = PlaceSet()
+        let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
+        for file in placeFiles {
+            do {
+                set.merge(try PlaceSet.load(file))
+            } catch {
+                printError(error.description)
+                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            }
+        }
+        for r in set.rejected { printError("warning: \(r.description)") }
+        log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
+        let activeGroups: [String]
+        if groups.isEmpty {
+            activeGroups = places.isEmpty ? Bundled.groups.filter { set.groups.contains($0) } : set.groups
+        } else {
+            for g in groups where !set.groups.contains(g) {
+                printError("error: unknown group \"\(g)\"; the groups are: \(set.groups.joined(separator: ", "))")
+                throw StrollExit.usage
+            }
+            activeGroups = groups
+        }
+        let monitored: [MonitoredRegion]
+        if let file = regions {
+            do {
+                monitored = try MonitoredRegion.loadGeoJSON(file)
+            } catch {
+                printError(error.description)
+                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            }
+        } else {
+            monitored = []
+        }
+        let active = set.places(inGroups: activeGroups)
+        var selectID: String?
+        if let wanted = select {
+            do {
+                selectID = try Replay.resolve(wanted, among: active)
+            } catch {
+                printError("error: \(error.description)")
+                throw StrollExit.usage
+            }
+        }
+        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(noise) (seed \(seed))")
+        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID)
+    }
+
+    /// The replay's configuration for these options.
+    func configuration(groups: [String], regions: [MonitoredRegion], sortMode: SortMode, select: String?) -> ReplayConfiguration {
+        var configuration = ReplayConfiguration()
+        configuration.settings = settings
+        configuration.replay = replayOptions
+        configuration.sensor = sensorOptions
+        configuration.regions = regions
+        configuration.groups = groups
+        configuration.sortMode = sortMode
+        configuration.within = within
+        configuration.regionSpan = regionSpan
+        configuration.follow = follow
+        configuration.select = select
+        return configuration
+    }
+}
