@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-sanitized fuzz bench contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-sanitized fuzz bench contract clean
 
 all: build
 
@@ -53,13 +53,25 @@ contract: build
 clean:
 	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build
 
-# Checks the HTML report in a real headless browser (Debian's chromium and
-# chromium-driver, driven by selenium) and saves out/browser/run.png.
+# `stroll serve` with Debian's real gpsd clients (gpspipe, python3-gps) and
+# gpsd itself reading its NMEA stream, bad client input, and 50 clients for a
+# minute (Tests/serve/check_serve.py; loopback only). python3-gps is installed
+# for Debian's /usr/bin/python3, so that interpreter runs the checks.
+test-serve: deps
+	@command -v gpsd >/dev/null 2>&1 && command -v gpspipe >/dev/null 2>&1 && /usr/bin/python3 -c "import gps" 2>/dev/null || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gpsd gpsd-clients python3-gps)
+	$(SWIFT) build -c release --product stroll
+	/usr/bin/python3 Tests/serve/check_serve.py $$($(SWIFT) build -c release --show-bin-path)/stroll --soak
+
+# Checks the HTML report and `stroll serve`'s live view in a real headless
+# browser (Debian's chromium and chromium-driver, driven by selenium) and
+# saves out/browser/run.png and out/browser/live.png.
 test-browser: build
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || \
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
 	@python3 -c "import selenium" 2>/dev/null || pip install -q selenium
 	python3 Tests/browser/check_html.py $$($(SWIFT) build -c release --show-bin-path)/stroll out/browser
+	python3 Tests/browser/check_live.py $$($(SWIFT) build -c release --show-bin-path)/stroll out/browser
 
 # The whole suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer,
 # each in its own build folder so the ordinary build stays as it is.

@@ -30,12 +30,19 @@ public struct ChildRun: Sendable {
 }
 
 /// Starts child processes and awaits them without blocking the cooperative
-/// thread pool: the end of the process arrives through its termination
-/// handler, and its output pipes are read to their end on Dispatch's threads,
-/// both at once, so a child that fills one pipe while the other is read never
-/// stalls. Each child leads a process group of its own (Foundation's `Process`
-/// makes it so): a time limit, a cancelled task, or the child's own end kills
-/// the whole group, so nothing it started is left running.
+/// thread pool: the end of the process is awaited (`waitpid`) on a Dispatch
+/// thread, and its output pipes are read to their end on others, both at once,
+/// so a child that fills one pipe while the other is read never stalls.
+///
+/// Children are started with `posix_spawn`, not Foundation's `Process`, for
+/// two things `Process` does not do on Linux: every signal's disposition is
+/// reset to the default and the signal mask emptied (a parent that ignores
+/// SIGPIPE, as SwiftNIO makes every process that uses it, would otherwise
+/// hand that on, and `yes | head` would print "Broken pipe" instead of
+/// ending quietly), and the pipes are close-on-exec, so one child never holds
+/// another's pipe open. Each child leads a process group of its own: a time
+/// limit, a cancelled task, or the child's own end kills the whole group, so
+/// nothing it started is left running.
 public enum ChildProcess {
     /// Where a child's standard output or error goes.
     public enum Output: Sendable {
@@ -45,44 +52,34 @@ public enum ChildProcess {
         case file(FileHandle)
     }
 
+    private static let spawnLock = NSLock()
+
+    /// Why a child could not be started.
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var executable: String
+        public var code: Int32
+        public var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
+    }
+
     /// Runs `executable` to its end. `whileRunning` gets the child's process id
     /// (also its group's) as soon as it started, and may signal it.
     public static func run(_ executable: String, _ arguments: [String], stdin: Data = Data(),
                            stdout: Output = .capture, stderr: Output = .capture, timeout: Duration? = nil,
                            whileRunning: @escaping @Sendable (pid_t) async throws -> Void = { _ in }) async throws -> ChildRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
-        let outPipe = Pipe(), errPipe = Pipe()
-        switch stdout {
-        case .capture: process.standardOutput = outPipe
-        case .file(let handle): process.standardOutput = handle
-        }
-        switch stderr {
-        case .capture: process.standardError = errPipe
-        case .file(let handle): process.standardError = handle
-        }
-        let (ended, ending) = AsyncStream.makeStream(of: ChildExit.self)
-        process.terminationHandler = { p in
-            let signal = p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
-            ending.yield(ChildExit(status: signal.map { 128 + $0 } ?? p.terminationStatus, signal: signal, timedOut: false))
-            ending.finish()
-        }
-        try process.run()
-        let pid = process.processIdentifier
-        defer { withExtendedLifetime(process) {} }
-        if case .capture = stdout { try? outPipe.fileHandleForWriting.close() }
-        if case .capture = stderr { try? errPipe.fileHandleForWriting.close() }
-        try? input.fileHandleForReading.close()
-        let writer = input.fileHandleForWriting
+        let (pid, input, outPipe, errPipe) = try start(executable, arguments, stdout: stdout, stderr: stderr)
+        // The child has its own copies: the parent keeps only its ends.
+        close(input.read)
+        close(outPipe.write)
+        close(errPipe.write)
+        let writer = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
         DispatchQueue.global().async {
             try? writer.write(contentsOf: stdin)
             try? writer.close()
         }
-        async let out = capture(stdout, outPipe.fileHandleForReading)
-        async let err = capture(stderr, errPipe.fileHandleForReading)
+        let outHandle = FileHandle(fileDescriptor: outPipe.read, closeOnDealloc: true)
+        let errHandle = FileHandle(fileDescriptor: errPipe.read, closeOnDealloc: true)
+        async let out = capture(stdout, outHandle)
+        async let err = capture(stderr, errHandle)
 
         let exit = await withTaskCancellationHandler {
             await withTaskGroup(of: ChildExit?.self) { group in
@@ -90,10 +87,7 @@ public enum ChildProcess {
                     try? await whileRunning(pid)
                     return nil
                 }
-                group.addTask {
-                    var iterator = ended.makeAsyncIterator()
-                    return await iterator.next()
-                }
+                group.addTask { await reap(pid) }
                 if let timeout {
                     group.addTask {
                         try? await Task.sleep(for: timeout)
@@ -125,6 +119,84 @@ public enum ChildProcess {
         return ChildRun(exit: exit, stdout: await out, stderr: await err)
     }
 
+    /// Makes the pipes and starts the child under one lock, so that no other
+    /// child started here inherits a pipe in the moment before it is close-on-exec.
+    private static func start(_ executable: String, _ arguments: [String], stdout: Output, stderr: Output) throws(SpawnError)
+        -> (pid_t, Pipe, Pipe, Pipe) {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        let input = try Pipe.closeOnExec()
+        let outPipe = try Pipe.closeOnExec(), errPipe = try Pipe.closeOnExec()
+        let outFD: Int32, errFD: Int32
+        switch stdout {
+        case .capture: outFD = outPipe.write
+        case .file(let handle): outFD = handle.fileDescriptor
+        }
+        switch stderr {
+        case .capture: errFD = errPipe.write
+        case .file(let handle): errFD = handle.fileDescriptor
+        }
+        do {
+            return (try spawn(executable, arguments, stdin: input.read, stdout: outFD, stderr: errFD), input, outPipe, errPipe)
+        } catch {
+            for fd in [input.read, input.write, outPipe.read, outPipe.write, errPipe.read, errPipe.write] { close(fd) }
+            throw error
+        }
+    }
+
+    /// Starts the child: its own process group, default signal dispositions, an
+    /// empty signal mask, the three descriptors as its standard streams.
+    static func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws(SpawnError) -> pid_t {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        let argv = ([executable] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = (argv + [nil]).withUnsafeBufferPointer { args -> Int32 in
+            guard let base = args.baseAddress else { return EINVAL }
+            return executable.contains("/")
+                ? posix_spawn(&pid, executable, &actions, &attributes, base, environ)
+                : posix_spawnp(&pid, executable, &actions, &attributes, base, environ)
+        }
+        guard code == 0 else { throw SpawnError(executable: executable, code: code) }
+        return pid
+    }
+
+    /// Waits for the child's end on a Dispatch thread (`waitpid` blocks) and reaps it.
+    private static func reap(_ pid: pid_t) async -> ChildExit {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                let signal = status & 0x7F
+                if signal == 0 {
+                    continuation.resume(returning: ChildExit(status: (status >> 8) & 0xFF, signal: nil, timedOut: false))
+                } else {
+                    continuation.resume(returning: ChildExit(status: 128 + signal, signal: signal, timedOut: false))
+                }
+            }
+        }
+    }
+
     /// A pipe read to its end off the cooperative pool.
     private static func capture(_ output: Output, _ handle: FileHandle) async -> String {
         guard case .capture = output else { return "" }
@@ -134,5 +206,18 @@ public enum ChildProcess {
                 continuation.resume(returning: String(decoding: data, as: UTF8.self))
             }
         }
+    }
+}
+
+/// A pipe's two descriptors, both close-on-exec.
+private struct Pipe {
+    var read: Int32
+    var write: Int32
+
+    static func closeOnExec() throws(ChildProcess.SpawnError) -> Pipe {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw ChildProcess.SpawnError(executable: "pipe", code: errno) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return Pipe(read: fds[0], write: fds[1])
     }
 }

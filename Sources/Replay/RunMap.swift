@@ -37,9 +37,11 @@ public struct RunMap {
     }
 
     /// Screen position of a coordinate: x east, y down (north up).
-    public func screen(_ c: Coordinate) -> (x: Double, y: Double) {
-        let p = projection.project(c)
-        return (width / 2 + (p.x - centre.x) * scale, height / 2 - (p.y - centre.y) * scale)
+    public func screen(_ c: Coordinate) -> (x: Double, y: Double) { projector.screen(c) }
+
+    /// The map's projection to screen points, to place live positions on the same drawing.
+    public var projector: ScreenProjection {
+        ScreenProjection(projection: projection, scale: scale, centreX: centre.x, centreY: centre.y, width: width, height: height)
     }
 
     private func f(_ v: Double) -> String { String(format: "%.1f", v) }
@@ -186,3 +188,19 @@ public struct RunMap {
     }
 }
 
+
+/// Coordinates to the points of a ``RunMap`` drawing: x east, y down (north up).
+public struct ScreenProjection: Sendable {
+    let projection: LocalProjection
+    /// Screen points per metre.
+    public let scale: Double
+    let centreX: Double
+    let centreY: Double
+    public let width: Double
+    public let height: Double
+
+    public func screen(_ c: Coordinate) -> (x: Double, y: Double) {
+        let p = projection.project(c)
+        return (width / 2 + (p.x - centreX) * scale, height / 2 - (p.y - centreY) * scale)
+    }
+}

@@ -14,11 +14,7 @@ import Traces
 /// and writes events as a table or JSON Lines.
 struct ReplaySession {
     let command: ReplayCommand
-    let tracePath: String
-    let trace: Trace
-    let placeSet: PlaceSet
-    let activeGroups: [String]
-    let monitored: [MonitoredRegion]
+    let inputs: SimulationInputs
     var selectID: String?
     var sortMode: SortMode = .distance
     var out: EventWriter
@@ -27,21 +23,16 @@ struct ReplaySession {
     init(command: ReplayCommand) throws {
         self.command = command
         log = command.logging.logger("stroll.replay")
-        let inputs = try command.simulation.load(log: log) { error in
+        inputs = try command.simulation.load(log: log) { error in
             if command.format == "jsonl" {
                 let e = JSON.object([("type", .string("error")), ("t", .int(0)), ("code", .string("badInput")), ("message", .string(error.reason)),
                                      ("file", .string(error.file)), ("line", error.line > 0 ? .int(error.line) : .null)])
                 print(e.text)
             }
         }
-        tracePath = inputs.tracePath
-        trace = inputs.trace
-        placeSet = inputs.placeSet
-        activeGroups = inputs.activeGroups
-        monitored = inputs.monitored
         selectID = inputs.selectID
-        let active = placeSet.places(inGroups: activeGroups)
-        out = EventWriter(format: command.format, realtime: command.realtime, groups: activeGroups)
+        let active = inputs.placeSet.places(inGroups: inputs.activeGroups)
+        out = EventWriter(format: command.format, realtime: command.realtime, groups: inputs.activeGroups)
         if let statePath = command.state {
             let (remembered, warning) = RememberedState.load(statePath)
             if let warning { printError("warning: \(statePath): \(warning)") }
@@ -52,18 +43,18 @@ struct ReplaySession {
     }
 
     mutating func run() async throws {
-        let configuration = command.simulation.configuration(groups: activeGroups, regions: monitored, sortMode: sortMode, select: selectID)
+        let configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, sortMode: sortMode, select: selectID)
         var replay: Replay
         do {
-            replay = try Replay(trace: trace, places: placeSet, configuration: configuration,
-                                about: "stroll replay \((tracePath as NSString).lastPathComponent), groups \(activeGroups.joined(separator: ", "))")
+            replay = try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,
+                                about: "stroll replay \((inputs.tracePath as NSString).lastPathComponent), groups \(inputs.activeGroups.joined(separator: ", "))")
         } catch {
             printError("error: \(error.description)")
             throw StrollExit.usage
         }
         let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        var report = RunReport(trace: trace)
-        out.begin(trace: (tracePath as NSString).lastPathComponent, groups: activeGroups, places: replay.places.count, notes: replay.notes)
+        var report = RunReport(trace: inputs.trace)
+        out.begin(trace: (inputs.tracePath as NSString).lastPathComponent, groups: inputs.activeGroups, places: replay.places.count, notes: replay.notes)
         out.duration = replay.endTime - replay.startTime
         out.startTime = replay.startTime
         if command.realtime {
@@ -82,7 +73,7 @@ struct ReplaySession {
             var state = before
             state.selected = replay.map.selected
             state.sortMode = sortMode
-            state.group = activeGroups.first
+            state.group = inputs.activeGroups.first
             do {
                 try state.save(statePath)
             } catch {

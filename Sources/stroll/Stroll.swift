@@ -6,6 +6,8 @@ enum StrollExit {
     static let usage = ExitCode(64)
     static let badInput = ExitCode(65)
     static let missingInput = ExitCode(66)
+    /// A service cannot start: its address is in use (EX_UNAVAILABLE).
+    static let unavailable = ExitCode(69)
     static let internalError = ExitCode(70)
 }
 
@@ -21,12 +23,24 @@ struct Stroll: AsyncParsableCommand {
         map model.
 
         Exit codes: 0 ok, 1 a check failed, 64 usage, 65 bad input data, \
-        66 missing or unreadable input, 70 internal error.
+        66 missing or unreadable input, 69 a service cannot start (address in use), \
+        70 internal error.
 
         The whole command line (options, JSON keys, exit codes) is described in \
         docs/CLI.md in Stroll's repository.
         """,
-        subcommands: [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self],
+        subcommands: Stroll.commands,
         defaultSubcommand: ReplayCommand.self
     )
+}
+
+extension Stroll {
+    /// `serve` is there when the package is built with its Serve trait (the default).
+    static var commands: [any ParsableCommand.Type] {
+        var all: [any ParsableCommand.Type] = [ReplayCommand.self, TraceCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self]
+        #if Serve
+        all.append(ServeCommand.self)
+        #endif
+        return all
+    }
 }

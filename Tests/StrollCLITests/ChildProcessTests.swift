@@ -37,6 +37,16 @@ struct ChildProcessTests {
         #expect(run.stderr.utf8.count == 1 << 20 && run.stderr.allSatisfy { $0 == "e" || $0 == "\n" })
     }
 
+    @Test("a parent that ignores SIGPIPE (as SwiftNIO makes it) still starts children with the default: yes | head ends quietly")
+    func defaultSignals() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "yes | head -c 100000 > /dev/null; grep -E '^Sig(Ign|Blk)' /proc/self/status"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        // SigBlk then SigIgn: in the child SIGPIPE (bit 13 - 1) is neither blocked nor ignored, and nothing is blocked.
+        let masks = run.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").last.flatMap { UInt64($0, radix: 16) } }
+        #expect(masks.count == 2 && masks.allSatisfy { $0 & (1 << (SIGPIPE - 1)) == 0 } && masks.first == 0, "\(run.stdout)")
+    }
+
     @Test("a child that hangs is killed at its time limit with what it started, and says so")
     func hangs() async throws {
         // Durations no other process on the machine uses, to find them afterwards.

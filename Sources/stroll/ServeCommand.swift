@@ -1,0 +1,156 @@
+// `stroll serve` exists when the package is built with its Serve trait (the default).
+#if Serve
+import ArgumentParser
+import Foundation
+import LocationSimulation
+import Logging
+import Proximity
+import Replay
+import Serve
+import Traces
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Replay a walk in real time to running software: gpsd's protocol, NMEA over TCP, a live web view.",
+        discussion: """
+        The walk is replayed on the wall clock at --speed, with the same simulation as \
+        replay (accuracy, distance filter, noise, places, sorting). Each delivered fix goes to:
+          --gpsd HOST:PORT  gpsd's JSON protocol (default 127.0.0.1:2947, or a free port \
+        when that is taken): VERSION on connect, ?WATCH, ?POLL, ?DEVICES, ?VERSION; TPV \
+        reports to JSON watchers, NMEA sentences to "nmea":true watchers. gpspipe -w, \
+        python3-gps and anything else that reads gpsd can connect.
+          --nmea HOST:PORT  NMEA 0183 over TCP: GGA, RMC, GSA and GST per fix, checksummed \
+        (gpsd -N -n tcp://HOST:PORT, Android's emulator, marine software).
+          --http HOST:PORT  a live web view: the run's map with the walker moving, the map \
+        region, the rankings re-sorting, and buttons to pause, resume and change speed.
+        Port 0 picks a free port; the addresses are printed on standard output when \
+        listening starts. A client that stops reading is dropped once 256 KiB wait for it.
+        With --loop the walk starts again when it ends; otherwise serve ends with the walk. \
+        Ctrl-C ends it cleanly. An address in use: exit 69.
+
+        Examples:
+          stroll serve traces/campus-loop.gpx --speed 10
+          stroll serve --gpsd 127.0.0.1:2947 --nmea 127.0.0.1:10110 --http 127.0.0.1:8080 --loop
+          gpspipe -w 127.0.0.1:2947
+        """
+    )
+
+    @OptionGroup var simulation: SimulationOptions
+
+    @Option(help: ArgumentHelp("gpsd's JSON protocol on this address (default 127.0.0.1:2947, or a free port when taken).", valueName: "HOST:PORT"))
+    var gpsd: String?
+
+    @Option(help: ArgumentHelp("NMEA 0183 sentences over TCP on this address.", valueName: "HOST:PORT"))
+    var nmea: String?
+
+    @Option(help: ArgumentHelp("The live web view on this address.", valueName: "HOST:PORT"))
+    var http: String?
+
+    @Option(help: ArgumentHelp("Replay speed: a multiple of real time.", valueName: "X"))
+    var speed: Double = 1
+
+    @Flag(help: "Start the walk again when it ends.")
+    var loop = false
+
+    @Option(name: .customLong("wait-for-clients"), help: ArgumentHelp("Start the walk once this many clients listen (gpsd watchers, NMEA, web pages).", valueName: "N"))
+    var waitForClients = 0
+
+    @OptionGroup var logging: VerboseOption
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        guard waitForClients >= 0 else { throw ValidationError("--wait-for-clients must be 0 or more") }
+        for (name, value) in [("gpsd", gpsd), ("nmea", nmea), ("http", http)] {
+            if let value, Endpoint(parsing: value) == nil { throw ValidationError("--\(name) takes HOST:PORT, not \(value)") }
+        }
+    }
+
+    func run() async throws {
+        let log = logging.logger("stroll.serve")
+        let inputs = try simulation.load(log: log)
+        var sortMode = SortMode.distance
+        if let sort = simulation.sort { sortMode = sort }
+        let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, sortMode: sortMode, select: inputs.selectID)
+        let name = (inputs.tracePath as NSString).lastPathComponent
+        @Sendable func makeReplay() throws -> Replay {
+            try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,
+                       about: "stroll serve \(name), groups \(inputs.activeGroups.joined(separator: ", "))")
+        }
+        let first: Replay
+        do {
+            first = try makeReplay()
+        } catch {
+            printError("error: \(error)")
+            throw StrollExit.usage
+        }
+        let map = RunMap(report: RunReport(trace: inputs.trace), places: first.places, distanceFilter: simulation.settings.distanceFilter)
+        var settings = LiveServer.Configuration(
+            gpsd: gpsd.flatMap(Endpoint.init(parsing:)) ?? Endpoint(host: "127.0.0.1", port: 2947),
+            nmea: nmea.flatMap(Endpoint.init(parsing:)),
+            http: http.flatMap(Endpoint.init(parsing:)))
+        settings.gpsdFallback = gpsd == nil
+        settings.device = "stroll://\(name)"
+        let control = ReplayControl()
+        let server: LiveServer
+        do {
+            server = try await LiveServer.start(settings, page: LivePage(map: map, title: inputs.trace.name ?? name), control: control, speed: speed) { line in
+                printError(line)
+            }
+        } catch {
+            printError("error: \(error.description)")
+            throw error.isAddressInUse ? StrollExit.unavailable : StrollExit.usage
+        }
+        // Written at once (not buffered): scripts and tests read the addresses from here.
+        var banner = ""
+        for (service, address) in [("gpsd", server.gpsdAddress), ("nmea", server.nmeaAddress), ("http", server.httpAddress)] {
+            guard let address else { continue }
+            banner += "serving \(service) on \(address)\(service == "http" ? " (http://\(address)/)" : "")\n"
+        }
+        banner += "replaying \(name) at \(speed)x against \(first.places.count) places\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
+
+        let (interrupts, interrupt) = AsyncStream.makeStream(of: Void.self)
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { interrupt.yield() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        let speed = speed, loop = loop, waitForClients = waitForClients
+        let outcome: String = await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                do {
+                    let walks = try await LiveRun.run(server: server, speed: speed, control: control, loop: loop, waitForClients: waitForClients, makeReplay: makeReplay)
+                    return "the walk ended (\(walks) played)"
+                } catch is CancellationError {
+                    return "stopped"
+                } catch {
+                    return "error: \(error)"
+                }
+            }
+            group.addTask {
+                for await _ in interrupts { return "stopped by a signal" }
+                return "stopped"
+            }
+            let first = await group.next() ?? "stopped"
+            group.cancelAll()
+            interrupt.finish()
+            return first
+        }
+        await server.shutdown()
+        let dropped = server.droppedClients
+        FileHandle.standardOutput.write(Data("\(outcome); \(dropped) slow clients dropped\n".utf8))
+        if outcome.hasPrefix("error") { throw StrollExit.internalError }
+    }
+}
+
+extension ServeError {
+    var isAddressInUse: Bool {
+        if case .addressInUse = self { return true }
+        return false
+    }
+}
+#endif

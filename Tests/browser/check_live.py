@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Opens `stroll serve --http`'s live view in headless Chromium (Debian's
+chromium and chromium-driver, through selenium) while a walk replays, checks
+that the walker marker moves and the first row of a ranking changes as events
+arrive, that Pause holds the walker and Resume lets it go on, and saves a
+screenshot.
+
+    python3 Tests/browser/check_live.py STROLL OUT_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+stroll, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+server = subprocess.Popen([stroll, "serve", "traces/lime-street-to-campus.csv", "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                           "--speed", "40", "--wait-for-clients", "1", "--select", "Leaf"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+url = None
+for line in server.stdout:
+    m = re.match(r"serving http on (127\.0\.0\.1:\d+)", line)
+    if m:
+        url = f"http://{m.group(1)}/"
+    if line.startswith("replaying"):
+        break
+
+options = webdriver.ChromeOptions()
+for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
+    options.add_argument(flag)
+options.binary_location = "/usr/bin/chromium"
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+failures = []
+
+
+def walker():
+    w = driver.find_element(By.ID, "walker")
+    return (w.get_attribute("cx"), w.get_attribute("cy"))
+
+
+def first_row():
+    rows = driver.find_elements(By.CSS_SELECTOR, "#rankings table tr.first")
+    return rows[0].text if rows else ""
+
+
+def wait_for(condition, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+try:
+    if url is None:
+        raise RuntimeError("stroll serve did not print its http address")
+    driver.get(url)
+    if not wait_for(lambda: walker() != ("-100", "-100"), 15):
+        failures.append("the walker never appeared")
+    positions, rows = {walker()}, {first_row()}
+    deadline = time.time() + 30
+    while time.time() < deadline and (len(positions) < 5 or len(rows) < 2):
+        positions.add(walker())
+        rows.add(first_row())
+        time.sleep(0.1)
+    if len(positions) < 5:
+        failures.append(f"the walker moved to only {len(positions)} places")
+    if len(rows) < 2:
+        failures.append(f"the first row of the ranking never changed: {rows}")
+    driver.find_element(By.ID, "pause").click()
+    time.sleep(1.0)
+    held = walker()
+    time.sleep(1.5)
+    if walker() != held:
+        failures.append("Pause did not hold the walker")
+    driver.save_screenshot(os.path.join(out, "live.png"))
+    driver.find_element(By.ID, "resume").click()
+    if not wait_for(lambda: walker() != held, 10):
+        failures.append("Resume did not let the walker go on")
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    if errors:
+        failures.append(f"console errors: {errors}")
+    print(f"walker at {len(positions)} places; first rows seen: {sorted(r for r in rows if r)[:4]}")
+finally:
+    driver.quit()
+    server.terminate()
+    server.wait(timeout=10)
+for f in failures:
+    print("FAIL", f)
+print(f"live view: {len(failures)} failed; screenshot {os.path.join(out, 'live.png')}")
+sys.exit(1 if failures else 0)
