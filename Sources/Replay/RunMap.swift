@@ -104,6 +104,17 @@ public struct RunMap {
         return out
     }
 
+    /// The style the run's pages share (this one and `stroll serve`'s live view).
+    public static let pageStyle = """
+    body { font-family: Helvetica, Arial, sans-serif; margin: 16px; color: #222; background: #fff; }
+    main { display: flex; gap: 20px; align-items: flex-start; }
+    #panel { min-width: 300px; }
+    table { border-collapse: collapse; margin-bottom: 12px; }
+    td { padding: 2px 8px; border-bottom: 1px solid #eee; }
+    td.d { text-align: right; font-variant-numeric: tabular-nums; }
+    tr.first td { font-weight: bold; }
+    """
+
     /// One self-contained page: the map and a time slider that replays the ranking.
     public func html() -> String {
         var frames: [JSON] = []
@@ -126,13 +137,7 @@ public struct RunMap {
         <meta charset="utf-8">
         <title>\(title)</title>
         <style>
-        body { font-family: Helvetica, Arial, sans-serif; margin: 16px; color: #222; background: #fff; }
-        main { display: flex; gap: 20px; align-items: flex-start; }
-        #panel { min-width: 300px; }
-        table { border-collapse: collapse; margin-bottom: 12px; }
-        td { padding: 2px 8px; border-bottom: 1px solid #eee; }
-        td.d { text-align: right; font-variant-numeric: tabular-nums; }
-        tr.first td { font-weight: bold; }
+        \(Self.pageStyle)
         input[type=range] { width: 100%; }
         </style>
         </head>

@@ -23,13 +23,7 @@ public struct LivePage: Sendable {
         <title>\(name) (live)</title>
         <link rel="icon" href="data:,">
         <style>
-        body { font-family: Helvetica, Arial, sans-serif; margin: 16px; color: #222; background: #fff; }
-        main { display: flex; gap: 20px; align-items: flex-start; }
-        #panel { min-width: 300px; }
-        table { border-collapse: collapse; margin-bottom: 12px; }
-        td { padding: 2px 8px; border-bottom: 1px solid #eee; }
-        td.d { text-align: right; font-variant-numeric: tabular-nums; }
-        tr.first td { font-weight: bold; }
+        \(RunMap.pageStyle)
         #controls button { margin-right: 6px; }
         #status { color: #555; margin: 8px 0; }
         </style>

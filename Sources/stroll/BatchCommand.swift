@@ -124,14 +124,7 @@ struct Batch {
     /// passes or Ctrl-C arrives, and does nothing in between.
     mutating func run() async -> Int {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        let (interrupts, interrupt) = AsyncStream.makeStream(of: Void.self)
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { interrupt.yield() }
-            source.resume()
-            return source
-        }
+        let (interrupts, interrupt, sources) = Interrupts.stream()
         defer { sources.forEach { $0.cancel() } }
 
         for item in items where item.status == .done { announce(item, note: "already done") }

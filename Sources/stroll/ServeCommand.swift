@@ -110,14 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
         banner += "replaying \(name) at \(speed)x against \(first.places.count) places\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
-        let (interrupts, interrupt) = AsyncStream.makeStream(of: Void.self)
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { interrupt.yield() }
-            source.resume()
-            return source
-        }
+        let (interrupts, interrupt, sources) = Interrupts.stream()
         defer { sources.forEach { $0.cancel() } }
         let speed = speed, loop = loop, waitForClients = waitForClients
         let outcome: String = await withTaskGroup(of: String.self) { group in

@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import chromium, console_errors  # noqa: E402
 
 stroll, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -21,16 +22,11 @@ page = os.path.abspath(os.path.join(out, "run.html"))
 subprocess.run([stroll, "replay", "traces/pier-head-to-guild.gpx", "--html", page, "--select", "Leaf", "--format", "jsonl"],
                check=True, stdout=subprocess.DEVNULL)
 
-options = webdriver.ChromeOptions()
-for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium()
 failures = []
 try:
     driver.get("file://" + page)
-    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    errors = console_errors(driver)
     if errors:
         failures.append(f"console errors: {errors}")
     slider = driver.find_element(By.ID, "time")
@@ -44,7 +40,7 @@ try:
     if clock_before == clock_after:
         failures.append("moving the slider did not change the time")
     driver.save_screenshot(os.path.join(out, "run.png"))
-    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    errors = console_errors(driver)
     if errors:
         failures.append(f"console errors after moving the slider: {errors}")
     print(f"first ranking at {clock_before}: {before.splitlines()[:3]}")

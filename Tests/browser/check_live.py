@@ -13,9 +13,10 @@ import subprocess
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import chromium, console_errors  # noqa: E402
 
 stroll, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -30,12 +31,7 @@ for line in server.stdout:
     if line.startswith("replaying"):
         break
 
-options = webdriver.ChromeOptions()
-for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium()
 failures = []
 
 
@@ -84,7 +80,7 @@ try:
     driver.find_element(By.ID, "resume").click()
     if not wait_for(lambda: walker() != held, 10):
         failures.append("Resume did not let the walker go on")
-    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    errors = console_errors(driver)
     if errors:
         failures.append(f"console errors: {errors}")
     print(f"walker at {len(positions)} places; first rows seen: {sorted(r for r in rows if r)[:4]}")
