@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "stroll", targets: ["stroll"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "Spatial", targets: ["Spatial"]),
+        .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "Proximity", targets: ["Proximity"]),
@@ -45,11 +46,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "Geodesy", swiftSettings: strict),
+        // The one grid of points the proximity engine and the map model share.
+        .target(name: "SpatialIndex", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy", "CZlib"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
-        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
-        .target(name: "Map", dependencies: ["Geodesy", "Spatial"], swiftSettings: strict),
+        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "SpatialIndex", "Traces"], swiftSettings: strict),
+        .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),

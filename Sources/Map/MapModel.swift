@@ -1,5 +1,5 @@
 import Geodesy
-import Spatial
+import SpatialIndex
 
 /// A pin on the map (`MKPointAnnotation`).
 public struct Annotation: Equatable, Hashable, Sendable, Identifiable {
@@ -60,17 +60,42 @@ public struct MapModel {
     public private(set) var annotations: [Annotation] = []
     public private(set) var region: MapRegion?
     public private(set) var selected: String?
-    public private(set) var visible: [String] = []
     public private(set) var userLocation: Coordinate?
     public var trackingMode: TrackingMode = .none
-    /// Above this many pins the visible set comes from a GEOS STRtree query. Off by
-    /// default: measured on 100 000 pins the linear scan wins (Benchmarks/README.md).
-    public var indexThreshold = Int.max
+    /// Above this many pins the visible set comes from the grid shared with the
+    /// proximity engine (``PointGrid``) and a region change looks only at the
+    /// cells it uncovers or covers; at or below it, a scan of every pin (faster
+    /// for a few hundred, measured in Benchmarks/README.md).
+    public var indexThreshold = 256
 
     private var indexOf: [String: Int] = [:]
-    private var index: VisibleIndex?
+    /// The pins' coordinates by index, packed for the visible-set tests.
+    private var coordinates: [Coordinate] = []
+    /// Whether each pin (by index) is inside the region.
+    private var visibleMask: [Bool] = []
+    public private(set) var visibleCount = 0
+    private var grid: PointGrid?
+    private var scratch = VisibleDelta()
 
     public init() {}
+
+    /// The pins inside the region, in the order they were added.
+    public var visible: [String] {
+        var ids: [String] = []
+        ids.reserveCapacity(visibleCount)
+        for (i, inside) in visibleMask.enumerated() where inside { ids.append(annotations[i].id) }
+        return ids
+    }
+
+    /// Bytes the visible-set machinery holds per pin beyond the pins themselves:
+    /// the grid, the packed coordinates and the visible mask.
+    public var indexBytesPerPin: Double {
+        guard !annotations.isEmpty else { return 0 }
+        return Double((grid?.bytes ?? 0) + coordinates.count * MemoryLayout<Coordinate>.stride + visibleMask.count) / Double(annotations.count)
+    }
+
+    /// Whether the pin at `index` (in ``annotations``) is inside the region.
+    public func isVisible(at index: Int) -> Bool { visibleMask.indices.contains(index) && visibleMask[index] }
 
     public func annotation(_ id: String) -> Annotation? { indexOf[id].map { annotations[$0] } }
 
@@ -78,18 +103,31 @@ public struct MapModel {
 
     public mutating func add(_ new: [Annotation]) -> [MapChange] {
         var added: [String] = []
+        var delta = VisibleDelta()
         for a in new {
             if let i = indexOf[a.id] {
+                let moved = annotations[i].coordinate != a.coordinate
                 annotations[i] = a
+                if moved {
+                    coordinates[i] = a.coordinate
+                    grid = nil
+                    let inside = region?.contains(a.coordinate) ?? false
+                    if inside != visibleMask[i] { mark(i, inside, into: &delta) }
+                }
             } else {
-                indexOf[a.id] = annotations.count
+                let i = annotations.count
+                indexOf[a.id] = i
                 annotations.append(a)
+                coordinates.append(a.coordinate)
+                visibleMask.append(false)
+                grid?.insert(UInt32(i), at: a.coordinate)
                 added.append(a.id)
+                if region?.contains(a.coordinate) == true { mark(i, true, into: &delta) }
             }
         }
-        index = nil
+        if let g = grid, g.insertedCount > annotations.count / 4 { grid = nil }
         var changes: [MapChange] = added.isEmpty ? [] : [.annotationsAdded(added)]
-        changes += refreshVisible()
+        changes += visibleChange(delta)
         return changes
     }
 
@@ -101,11 +139,19 @@ public struct MapModel {
             selected = nil
             changes.append(.deselected(s))
         }
+        let leaving = visible.filter { gone.contains($0) }
+        var kept: [Bool] = []
+        kept.reserveCapacity(annotations.count)
+        for (i, a) in annotations.enumerated() where !gone.contains(a.id) { kept.append(visibleMask[i]) }
         annotations.removeAll { gone.contains($0.id) }
         indexOf = Dictionary(uniqueKeysWithValues: annotations.enumerated().map { ($1.id, $0) })
-        index = nil
+        coordinates = annotations.map(\.coordinate)
+        visibleMask = kept
+        visibleCount = kept.reduce(0) { $0 + ($1 ? 1 : 0) }
+        grid = nil
         changes.append(.annotationsRemoved(ids.filter { gone.contains($0) }))
-        return changes + refreshVisible()
+        if !leaving.isEmpty { changes.append(.visibleChanged(visible: visible, added: [], removed: leaving)) }
+        return changes
     }
 
     public mutating func removeAll() -> [MapChange] {
@@ -116,8 +162,48 @@ public struct MapModel {
 
     public mutating func setRegion(_ r: MapRegion) -> [MapChange] {
         guard r != region else { return [] }
+        var delta = scratch
+        setRegion(r, delta: &delta)
+        let changes = [MapChange.regionChanged(r)] + visibleChange(delta)
+        scratch = delta
+        return changes
+    }
+
+    /// Moves the region and says only which pins came into it and which left
+    /// (indices into ``annotations``, each list in the order the pins were
+    /// added), reusing `delta`'s storage: the form for maps of many pins, where
+    /// the full visible list is asked for only when wanted (``visible``).
+    public mutating func setRegion(_ r: MapRegion, delta: inout VisibleDelta) {
+        delta.added.removeAll(keepingCapacity: true)
+        delta.removed.removeAll(keepingCapacity: true)
+        let old = region
         region = r
-        return [.regionChanged(r)] + refreshVisible()
+        guard old != r else { return }
+        if annotations.count <= indexThreshold {
+            for i in coordinates.indices {
+                let inside = r.contains(coordinates[i])
+                if inside != visibleMask[i] { mark(i, inside, into: &delta) }
+            }
+            return
+        }
+        if grid == nil { grid = PointGrid(coordinates) }
+        guard let grid else { return }
+        let newBoxes = Self.boxes(r)
+        let oldBoxes = old.map(Self.boxes) ?? []
+        // Cells wholly inside both rectangles cannot change: only the strips a pan uncovers and covers are read.
+        let both = newBoxes.count == 1 && oldBoxes.count == 1 ? newBoxes[0].intersection(oldBoxes[0]) : nil
+        for box in newBoxes {
+            grid.forEachInBox(box, skippingCellsInside: both) { i in
+                if !visibleMask[i] && r.contains(coordinates[i]) { mark(i, true, into: &delta) }
+            }
+        }
+        for box in oldBoxes {
+            grid.forEachInBox(box, skippingCellsInside: both) { i in
+                if visibleMask[i] && !r.contains(coordinates[i]) { mark(i, false, into: &delta) }
+            }
+        }
+        delta.added.sort()
+        delta.removed.sort()
     }
 
     /// Moves the centre and keeps the span, as `setCenter(_:animated:)`.
@@ -173,57 +259,39 @@ public struct MapModel {
 
     // MARK: Visible set
 
-    private mutating func refreshVisible() -> [MapChange] {
-        let now = computeVisible()
-        guard now != visible else { return [] }
-        let before = Set(visible), after = Set(now)
-        let change = MapChange.visibleChanged(visible: now, added: now.filter { !before.contains($0) }, removed: visible.filter { !after.contains($0) })
-        visible = now
-        return [change]
+    private mutating func mark(_ i: Int, _ inside: Bool, into delta: inout VisibleDelta) {
+        visibleMask[i] = inside
+        if inside {
+            visibleCount += 1
+            delta.added.append(i)
+        } else {
+            visibleCount -= 1
+            delta.removed.append(i)
+        }
     }
 
-    /// Pins inside the region, in the order they were added.
-    private mutating func computeVisible() -> [String] {
-        guard let r = region else { return [] }
-        if annotations.count > indexThreshold, let ids = indexedVisible(r) { return ids }
-        return annotations.filter { r.contains($0.coordinate) }.map(\.id)
+    private func visibleChange(_ delta: VisibleDelta) -> [MapChange] {
+        guard !delta.added.isEmpty || !delta.removed.isEmpty else { return [] }
+        return [.visibleChanged(visible: visible, added: delta.added.sorted().map { annotations[$0].id },
+                                removed: delta.removed.sorted().map { annotations[$0].id })]
     }
 
-    private mutating func indexedVisible(_ r: MapRegion) -> [String]? {
-        if index == nil { index = VisibleIndex(annotations) }
-        guard let hits = index?.query(r) else { return nil }
-        return hits.sorted().map { annotations[$0].id }
+    /// The region's rectangle as boxes without wrap: two when it crosses the antimeridian.
+    static func boxes(_ r: MapRegion) -> [PointGrid.Box] {
+        let south = r.center.latitude - r.latitudeDelta / 2, north = r.center.latitude + r.latitudeDelta / 2
+        guard r.longitudeDelta < 360 else { return [PointGrid.Box(south: south, north: north, west: -180, east: 180)] }
+        var west = r.center.longitude - r.longitudeDelta / 2, east = r.center.longitude + r.longitudeDelta / 2
+        if west < -180 { west += 360; east += 360 }
+        if east <= 180 { return [PointGrid.Box(south: south, north: north, west: west, east: east)] }
+        return [PointGrid.Box(south: south, north: north, west: west, east: 180), PointGrid.Box(south: south, north: north, west: -180, east: east - 360)]
     }
 }
 
-/// A GEOS STRtree over the pins in degrees, for regions over many thousands of pins.
-/// Candidates from the tree are confirmed with the exact rectangle test.
-struct VisibleIndex {
-    private let context: GEOSContext
-    private let tree: STRtree<Int>
-    private let coordinates: [Coordinate]
+/// Which pins a region change brought into view and which it took out:
+/// indices into ``MapModel/annotations``, each list in the order the pins were added.
+public struct VisibleDelta: Equatable, Sendable {
+    public var added: [Int] = []
+    public var removed: [Int] = []
 
-    init?(_ annotations: [Annotation]) {
-        guard let context = try? GEOSContext(), let tree = try? STRtree<Int>(in: context) else { return nil }
-        for (i, a) in annotations.enumerated() {
-            guard (try? tree.insert(i, x: a.coordinate.longitude, y: a.coordinate.latitude)) != nil else { return nil }
-        }
-        self.context = context
-        self.tree = tree
-        coordinates = annotations.map(\.coordinate)
-    }
-
-    func query(_ r: MapRegion) -> [Int]? {
-        let minLat = r.center.latitude - r.latitudeDelta / 2, maxLat = r.center.latitude + r.latitudeDelta / 2
-        let west = r.center.longitude - r.longitudeDelta / 2, east = r.center.longitude + r.longitudeDelta / 2
-        var boxes = [Envelope(minX: max(-180, west), minY: minLat, maxX: min(180, east), maxY: maxLat)]
-        if west < -180 { boxes.append(Envelope(minX: west + 360, minY: minLat, maxX: 180, maxY: maxLat)) }
-        if east > 180 { boxes.append(Envelope(minX: -180, minY: minLat, maxX: east - 360, maxY: maxLat)) }
-        var hits = Set<Int>()
-        for box in boxes {
-            guard let found = try? tree.query(box) else { return nil }
-            hits.formUnion(found)
-        }
-        return hits.filter { r.contains(coordinates[$0]) }
-    }
+    public init() {}
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import SpatialIndex
 
 /// The fast core of proximity ranking for many places (up to millions):
 /// the exact geodesic order of every place, the k nearest, and the places
@@ -36,7 +37,7 @@ public struct RankingIndex {
     /// Place indices in ranking order after ``rankAll(from:)``.
     public private(set) var order: [UInt32]
     private var hasOrder = false
-    private let grid: PlaceGrid
+    private let grid: PointGrid
     private let geodesic: Geodesic
 
     /// `names` and `ids` break ties within a millimetre; both in the order of `coordinates`.
@@ -68,7 +69,7 @@ public struct RankingIndex {
         counts = [Int](repeating: 0, count: 4096 * 3)
         distanceByTie = [Double](repeating: 0, count: count)
         order = byTie.map { UInt32($0) }
-        grid = PlaceGrid(coordinates)
+        grid = PointGrid(coordinates)
     }
 
     /// Convenience for places that have only positions: name and id are the index.

@@ -3,6 +3,7 @@ import Foundation
 import Replay
 import Geodesy
 import LocationSimulation
+import Map
 import Proximity
 import Traces
 
@@ -19,6 +20,9 @@ struct BenchCommand: ParsableCommand {
           moves           the minimal row moves between consecutive full orders
           topk            the --k nearest in exact order with distances
           region          the places inside a --region-span square centred on the walker
+          map-pan         the map model's visible set as a delta (pins in, pins out) when a
+                          --region-span region follows the walker (the places as pins)
+          map-zoom        the same while the region also zooms out and in by a factor of 2
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:
@@ -30,7 +34,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("places"), help: "How many places.")
     var count: Int = 1000
 
-    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region"))
+    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region|map-pan|map-zoom"))
     var variant: String = "full"
 
     @Option(help: "How many nearest places for topk.")
@@ -52,8 +56,8 @@ struct BenchCommand: ParsableCommand {
     var dumpPlaces: String?
 
     func validate() throws {
-        guard ["full", "full-distances", "moves", "topk", "region"].contains(variant) else {
-            throw ValidationError("--variant must be full, full-distances, moves, topk or region")
+        guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom"].contains(variant) else {
+            throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan or map-zoom")
         }
         guard count >= 1 else { throw ValidationError("--places must be at least 1") }
         guard k >= 1 else { throw ValidationError("--k must be at least 1") }
@@ -112,6 +116,9 @@ struct BenchCommand: ParsableCommand {
             }
         }
         let positions = try Self.walker(tracePath: trace ?? Bundled.path(Bundled.walk), minimum: 1000)
+        if variant.hasPrefix("map-") {
+            return report(mapSamples(coordinates: coordinates, ids: ids, positions: positions))
+        }
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var index = RankingIndex(coordinates: coordinates, names: ids, ids: ids)
         let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
@@ -145,6 +152,37 @@ struct BenchCommand: ParsableCommand {
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
         }
+        report((samples, buildMs, index.bytesPerPlace, sink))
+    }
+
+    /// The map variants: pins at the places, a region of --region-span following the
+    /// walker (map-zoom: twice as wide every other update), answered as deltas.
+    func mapSamples(coordinates: [Coordinate], ids: [String], positions: [Coordinate]) -> ([Double], Double, Double, Double) {
+        let buildStart = DispatchTime.now().uptimeNanoseconds
+        var map = MapModel()
+        map.indexThreshold = 0
+        _ = map.add(zip(ids, coordinates).map { Annotation(id: $0, coordinate: $1, title: $0) })
+        var delta = VisibleDelta()
+        delta.added.reserveCapacity(coordinates.count)
+        delta.removed.reserveCapacity(coordinates.count)
+        map.setRegion(MapRegion(center: positions[0], latitudinalMeters: regionSpan, longitudinalMeters: regionSpan), delta: &delta)
+        let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
+        var samples: [Double] = []
+        samples.reserveCapacity(positions.count)
+        var sink = 0.0
+        for (k, walker) in positions.dropFirst().enumerated() {
+            let span = variant == "map-zoom" && k % 2 == 0 ? regionSpan * 2 : regionSpan
+            let region = MapRegion(center: walker, latitudinalMeters: span, longitudinalMeters: span)
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            map.setRegion(region, delta: &delta)
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
+            sink += Double(delta.added.count - delta.removed.count)
+        }
+        return (samples, buildMs, map.indexBytesPerPin, sink + Double(map.visibleCount))
+    }
+
+    func report(_ result: ([Double], Double, Double, Double)) {
+        let (samples, buildMs, bytesPerPlace, sink) = result
         let sorted = samples.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
         let mean = samples.reduce(0, +) / Double(samples.count)
@@ -154,11 +192,11 @@ struct BenchCommand: ParsableCommand {
             print(JSON.object([("variant", .string(variant)), ("places", .int(count)), ("updates", .int(samples.count)),
                                ("p50_us", .number(p50)), ("p99_us", .number(p99)), ("mean_us", .number(mean)),
                                ("updates_per_s", .number(perSecond)), ("build_ms", .number(buildMs)),
-                               ("bytes_per_place", .number(index.bytesPerPlace)), ("checksum", .number(sink))]).text)
+                               ("bytes_per_place", .number(bytesPerPlace)), ("checksum", .number(sink))]).text)
         } else {
             print("\(variant) over \(count) places, \(samples.count) updates: "
                   + String(format: "p50 %.2f µs, p99 %.2f µs, mean %.2f µs, %.0f updates/s; index built in %.1f ms (%.0f bytes/place)",
-                           p50, p99, mean, perSecond, buildMs, index.bytesPerPlace))
+                           p50, p99, mean, perSecond, buildMs, bytesPerPlace))
         }
     }
 }

@@ -44,23 +44,57 @@ struct MapModelTests {
         #expect(changes.contains { if case .visibleChanged(_, _, let removed) = $0 { return removed == Array(before.prefix(2)) } else { return false } } || before.count < 2)
     }
 
-    @Test("the STRtree path gives the same visible sets as the linear scan")
+    @Test("the grid gives the same visible sets and deltas as a scan of every pin, pans, zooms, adds and across the antimeridian")
     func indexedVisible() throws {
         var rng = SplitMix64(seed: 2)
-        let pins = (0..<20_000).map { pin("p\($0)", 53.4 + rng.uniform(-0.03, 0.03), -2.97 + rng.uniform(-0.05, 0.05)) }
+        // Pins around Liverpool and around the antimeridian, some added after the grid is built.
+        func randomPin(_ k: Int) -> Annotation {
+            guard k % 5 == 0 else { return pin("p\(k)", 53.4 + rng.uniform(-0.03, 0.03), -2.97 + rng.uniform(-0.05, 0.05)) }
+            // Within a degree of the antimeridian, on either side.
+            let lon = 180 + rng.uniform(-1, 1)
+            return pin("p\(k)", rng.uniform(-1, 1), lon > 180 ? lon - 360 : lon)
+        }
+        let pins = (0..<20_000).map(randomPin)
         var linear = MapModel()
         linear.indexThreshold = .max
         var indexed = MapModel()
         indexed.indexThreshold = 100
         _ = linear.add(pins)
         _ = indexed.add(pins)
-        for _ in 0..<20 {
-            let c = try Coordinate(latitude: 53.4 + rng.uniform(-0.03, 0.03), longitude: -2.97 + rng.uniform(-0.05, 0.05))
-            let r = MapRegion(center: c, latitudinalMeters: 800, longitudinalMeters: 800)
-            _ = linear.setRegion(r)
-            _ = indexed.setRegion(r)
-            #expect(linear.visible == indexed.visible)
+        var centre = try Coordinate(latitude: 53.4, longitude: -2.97)
+        var delta = VisibleDelta()
+        for step in 0..<200 {
+            if step % 40 == 20 {
+                // Jump across the antimeridian and back.
+                centre = try Coordinate(latitude: rng.uniform(-0.5, 0.5), longitude: rng.uniform(0, 1) < 0.5 ? 179.9 : -179.9)
+            } else if step % 40 == 0 {
+                centre = try Coordinate(latitude: 53.4 + rng.uniform(-0.03, 0.03), longitude: -2.97 + rng.uniform(-0.05, 0.05))
+            } else {
+                // A pan of up to 300 m.
+                centre = try Coordinate(latitude: centre.latitude + rng.uniform(-0.003, 0.003), longitude: max(-180, min(180, centre.longitude + rng.uniform(-0.004, 0.004))))
+            }
+            let span = [300.0, 800, 5000, 90_000][step % 4]
+            let r = MapRegion(center: centre, latitudinalMeters: span, longitudinalMeters: span)
+            let before = Set(indexed.visible)
+            let changes = linear.setRegion(r)
+            indexed.setRegion(r, delta: &delta)
+            #expect(linear.visible == indexed.visible, "step \(step)")
+            let after = Set(indexed.visible)
+            #expect(delta.added.map { indexed.annotations[$0].id } == indexed.visible.filter { !before.contains($0) }, "step \(step) added")
+            #expect(Set(delta.removed.map { indexed.annotations[$0].id }) == before.subtracting(after), "step \(step) removed")
+            #expect(delta.removed == delta.removed.sorted())
+            if case .visibleChanged(_, let added, _)? = changes.last {
+                #expect(added == delta.added.map { indexed.annotations[$0].id })
+            }
+            if step % 50 == 25 {
+                // Pins added while the grid stands go in incrementally.
+                let more = (0..<300).map { randomPin(20_000 + step * 300 + $0) }
+                _ = linear.add(more)
+                _ = indexed.add(more)
+                #expect(linear.visible == indexed.visible)
+            }
         }
+        #expect(indexed.visibleCount == indexed.visible.count)
     }
 
     @Test("across the antimeridian")

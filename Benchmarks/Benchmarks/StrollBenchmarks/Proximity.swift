@@ -87,8 +87,8 @@ func registerProximity() {
     }
 
     for n in [1000, 100_000] {
-        for (label, threshold) in [("linear scan", Int.max), ("STRtree", 0)] {
-            Benchmark("Map visible-set update N=\(n) (\(label))", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
+        for (label, threshold) in [("linear scan", Int.max), ("grid", 0)] {
+            Benchmark("Map visible-set update N=\(n) (\(label), full list)", configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
                 var map = MapModel()
                 map.indexThreshold = threshold
                 _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
@@ -98,6 +98,26 @@ func registerProximity() {
                     blackHole(map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000)))
                     step += 1
                 }
+            }
+        }
+    }
+
+    // The 1 km region following the walker, answered as a delta (pins in, pins out).
+    for n in [1000, 100_000, 1_000_000] {
+        Benchmark("Map pan delta N=\(n) (grid, 1 km region)", configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(10))) { benchmark in
+            var map = MapModel()
+            map.indexThreshold = 0
+            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
+            var delta = VisibleDelta()
+            delta.added.reserveCapacity(n)
+            delta.removed.reserveCapacity(n)
+            map.setRegion(MapRegion(center: walk[0], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
+            var step = 1
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
+                blackHole(delta.added.count + delta.removed.count)
+                step += 1
             }
         }
     }
