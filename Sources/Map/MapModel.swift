@@ -33,9 +33,12 @@ public enum MapError: Error, Equatable, Sendable, CustomStringConvertible {
     case notOnMap(String)
     case noAnnotationAt(Coordinate)
     case noUserLocation
+    /// A span that is zero, negative, not a number, or wider than the world (latitude over 180°, longitude over 360°).
+    case invalidRegion(latitudeDelta: Double, longitudeDelta: Double)
 
     public var description: String {
         switch self {
+        case .invalidRegion(let lat, let lon): return "a region's span must be more than 0 and at most 180° of latitude and 360° of longitude, not \(lat)° × \(lon)°"
         case .notOnMap(let id): return "no pin \(id) on the map"
         case .noAnnotationAt(let c): return "no pin at \(c)"
         case .noUserLocation: return "the user's location is not known yet"
@@ -167,6 +170,12 @@ public struct MapModel {
         let changes = [MapChange.regionChanged(r)] + visibleChange(delta)
         scratch = delta
         return changes
+    }
+
+    /// Sets the region after checking its span (``MapError/invalidRegion(latitudeDelta:longitudeDelta:)``).
+    public mutating func setCheckedRegion(_ r: MapRegion) -> Result<[MapChange], MapError> {
+        guard r.isValid else { return .failure(.invalidRegion(latitudeDelta: r.latitudeDelta, longitudeDelta: r.longitudeDelta)) }
+        return .success(setRegion(r))
     }
 
     /// Moves the region and says only which pins came into it and which left

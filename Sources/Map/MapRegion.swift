@@ -21,6 +21,13 @@ public struct MapRegion: Equatable, Sendable {
         self.init(center: center, latitudeDelta: d.latitudeDelta, longitudeDelta: min(360, d.longitudeDelta))
     }
 
+    /// Whether the span is one a map can show: more than 0, at most 180° of
+    /// latitude and 360° of longitude, and numbers.
+    public var isValid: Bool {
+        latitudeDelta > 0 && latitudeDelta <= 180 && longitudeDelta > 0 && longitudeDelta <= 360
+            && center.latitude.isFinite && center.longitude.isFinite
+    }
+
     /// Whether `c` lies inside the rectangle (edges included), across the antimeridian too.
     public func contains(_ c: Coordinate) -> Bool {
         guard abs(c.latitude - center.latitude) <= latitudeDelta / 2 else { return false }

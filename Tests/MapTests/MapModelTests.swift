@@ -54,7 +54,7 @@ struct MapModelTests {
             let lon = 180 + rng.uniform(-1, 1)
             return pin("p\(k)", rng.uniform(-1, 1), lon > 180 ? lon - 360 : lon)
         }
-        let pins = (0..<20_000).map(randomPin)
+        let pins = (0..<10_000).map(randomPin)
         var linear = MapModel()
         linear.indexThreshold = .max
         var indexed = MapModel()
@@ -63,7 +63,7 @@ struct MapModelTests {
         _ = indexed.add(pins)
         var centre = try Coordinate(latitude: 53.4, longitude: -2.97)
         var delta = VisibleDelta()
-        for step in 0..<200 {
+        for step in 0..<160 {
             if step % 40 == 20 {
                 // Jump across the antimeridian and back.
                 centre = try Coordinate(latitude: rng.uniform(-0.5, 0.5), longitude: rng.uniform(0, 1) < 0.5 ? 179.9 : -179.9)
@@ -88,13 +88,29 @@ struct MapModelTests {
             }
             if step % 50 == 25 {
                 // Pins added while the grid stands go in incrementally.
-                let more = (0..<300).map { randomPin(20_000 + step * 300 + $0) }
+                let more = (0..<300).map { randomPin(10_000 + step * 300 + $0) }
                 _ = linear.add(more)
                 _ = indexed.add(more)
                 #expect(linear.visible == indexed.visible)
             }
         }
         #expect(indexed.visibleCount == indexed.visible.count)
+    }
+
+    @Test("a region of zero, negative, NaN or too wide a span is an error value naming the span, and the map keeps its region")
+    func invalidRegions() throws {
+        var map = MapModel()
+        let good = MapRegion(center: ashton, latitudinalMeters: 1000, longitudinalMeters: 1000)
+        #expect((try? map.setCheckedRegion(good).get()) != nil)
+        for (lat, lon) in [(0.0, 0.01), (-1, 1), (.nan, 1), (1, .nan), (181, 1), (1, 361), (.infinity, 1)] {
+            let result = map.setCheckedRegion(MapRegion(center: ashton, latitudeDelta: lat, longitudeDelta: lon))
+            guard case .failure(let error) = result else {
+                Issue.record("\(lat) × \(lon) was accepted")
+                continue
+            }
+            #expect(error.description.contains("span"))
+            #expect(map.region == good)
+        }
     }
 
     @Test("across the antimeridian")
