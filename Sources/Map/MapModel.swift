@@ -179,9 +179,12 @@ public struct MapModel {
     }
 
     /// Moves the region and says only which pins came into it and which left
-    /// (indices into ``annotations``, each list in the order the pins were
-    /// added), reusing `delta`'s storage: the form for maps of many pins, where
-    /// the full visible list is asked for only when wanted (``visible``).
+    /// (indices into ``annotations``), reusing `delta`'s storage: the form for
+    /// maps of many pins, where the full visible list is asked for only when
+    /// wanted (``visible``). Nothing is allocated once `delta` has the capacity.
+    /// Below ``indexThreshold`` pins each list is in the order the pins were
+    /// added; above it, in the grid's order (cells south to north, west to east;
+    /// the same for the same pins and regions): sort them for the order of addition.
     public mutating func setRegion(_ r: MapRegion, delta: inout VisibleDelta) {
         delta.added.removeAll(keepingCapacity: true)
         delta.removed.removeAll(keepingCapacity: true)
@@ -211,8 +214,6 @@ public struct MapModel {
                 if visibleMask[i] && !r.contains(coordinates[i]) { mark(i, false, into: &delta) }
             }
         }
-        delta.added.sort()
-        delta.removed.sort()
     }
 
     /// Moves the centre and keeps the span, as `setCenter(_:animated:)`.
@@ -297,7 +298,7 @@ public struct MapModel {
 }
 
 /// Which pins a region change brought into view and which it took out:
-/// indices into ``MapModel/annotations``, each list in the order the pins were added.
+/// indices into ``MapModel/annotations`` (see ``MapModel/setRegion(_:delta:)`` for their order).
 public struct VisibleDelta: Equatable, Sendable {
     public var added: [Int] = []
     public var removed: [Int] = []
