@@ -200,17 +200,26 @@ public struct MapModel {
         }
         if grid == nil { grid = PointGrid(coordinates) }
         guard let grid else { return }
-        let newBoxes = Self.boxes(r)
-        let oldBoxes = old.map(Self.boxes) ?? []
+        let now = Self.boxes(r)
+        let before = old.map(Self.boxes)
         // Cells wholly inside both rectangles cannot change: only the strips a pan uncovers and covers are read.
-        let both = newBoxes.count == 1 && oldBoxes.count == 1 ? newBoxes[0].intersection(oldBoxes[0]) : nil
-        for box in newBoxes {
-            grid.forEachInBox(box, skippingCellsInside: both) { i in
+        var both: PointGrid.Box?
+        if now.1 == nil, let before, before.1 == nil { both = now.0.intersection(before.0) }
+        // Two passes per box pair, written out: an array of boxes would allocate on every pan.
+        grid.forEachInBox(now.0, skippingCellsInside: both) { i in
+            if !visibleMask[i] && r.contains(coordinates[i]) { mark(i, true, into: &delta) }
+        }
+        if let second = now.1 {
+            grid.forEachInBox(second, skippingCellsInside: both) { i in
                 if !visibleMask[i] && r.contains(coordinates[i]) { mark(i, true, into: &delta) }
             }
         }
-        for box in oldBoxes {
-            grid.forEachInBox(box, skippingCellsInside: both) { i in
+        guard let before else { return }
+        grid.forEachInBox(before.0, skippingCellsInside: both) { i in
+            if visibleMask[i] && !r.contains(coordinates[i]) { mark(i, false, into: &delta) }
+        }
+        if let second = before.1 {
+            grid.forEachInBox(second, skippingCellsInside: both) { i in
                 if visibleMask[i] && !r.contains(coordinates[i]) { mark(i, false, into: &delta) }
             }
         }
@@ -286,14 +295,14 @@ public struct MapModel {
                                 removed: delta.removed.sorted().map { annotations[$0].id })]
     }
 
-    /// The region's rectangle as boxes without wrap: two when it crosses the antimeridian.
-    static func boxes(_ r: MapRegion) -> [PointGrid.Box] {
+    /// The region's rectangle as boxes without wrap: a second when it crosses the antimeridian.
+    static func boxes(_ r: MapRegion) -> (PointGrid.Box, PointGrid.Box?) {
         let south = r.center.latitude - r.latitudeDelta / 2, north = r.center.latitude + r.latitudeDelta / 2
-        guard r.longitudeDelta < 360 else { return [PointGrid.Box(south: south, north: north, west: -180, east: 180)] }
+        guard r.longitudeDelta < 360 else { return (PointGrid.Box(south: south, north: north, west: -180, east: 180), nil) }
         var west = r.center.longitude - r.longitudeDelta / 2, east = r.center.longitude + r.longitudeDelta / 2
         if west < -180 { west += 360; east += 360 }
-        if east <= 180 { return [PointGrid.Box(south: south, north: north, west: west, east: east)] }
-        return [PointGrid.Box(south: south, north: north, west: west, east: 180), PointGrid.Box(south: south, north: north, west: -180, east: east - 360)]
+        if east <= 180 { return (PointGrid.Box(south: south, north: north, west: west, east: east), nil) }
+        return (PointGrid.Box(south: south, north: north, west: west, east: 180), PointGrid.Box(south: south, north: north, west: -180, east: east - 360))
     }
 }
 

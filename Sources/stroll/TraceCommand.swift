@@ -7,7 +7,7 @@ import Traces
 struct TraceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trace",
-        abstract: "Inspect and convert trace files (GPX, CSV, KML, TCX, GeoJSON, NMEA, GeoLife .plt; .gz of any).",
+        abstract: "Inspect and convert trace files (GPX, CSV, KML/KMZ, TCX, GeoJSON, NMEA, GeoLife .plt; .gz of any).",
         subcommands: [Info.self, Convert.self]
     )
 
