@@ -115,6 +115,21 @@ public struct RunMap {
     tr.first td { font-weight: bold; }
     """
 
+    /// The script the run's pages share: a ranking's rows (name, distance) into a table, the first in bold.
+    public static let rankingScript = """
+    function fillRanking(table, rows) {
+      table.replaceChildren();
+      rows.forEach(([name, distance], i) => {
+        const tr = table.insertRow();
+        if (i === 0) tr.className = "first";
+        tr.insertCell().textContent = (i + 1) + ". " + name;
+        const d = tr.insertCell();
+        d.className = "d";
+        d.textContent = distance;
+      });
+    }
+    """
+
     /// One self-contained page: the map and a time slider that replays the ranking.
     public func html() -> String {
         var frames: [JSON] = []
@@ -152,6 +167,7 @@ public struct RunMap {
         </div>
         </main>
         <script>
+        \(Self.rankingScript)
         const frames = \(data);
         const slider = document.getElementById("time");
         function clock(t) {
@@ -172,14 +188,7 @@ public struct RunMap {
             h.textContent = group;
             const table = document.createElement("table");
             table.dataset.group = group;
-            rows.forEach(([name, distance], i) => {
-              const tr = table.insertRow();
-              if (i === 0) tr.className = "first";
-              tr.insertCell().textContent = (i + 1) + ". " + name;
-              const d = tr.insertCell();
-              d.className = "d";
-              d.textContent = distance;
-            });
+            fillRanking(table, rows);
             panel.append(h, table);
           }
         }

@@ -43,6 +43,7 @@ public struct LivePage: Sendable {
         </div>
         </main>
         <script>
+        \(RunMap.rankingScript)
         const svg = document.getElementById("map");
         const ns = "http://www.w3.org/2000/svg";
         function element(id, tag, attributes) {
@@ -76,15 +77,7 @@ public struct LivePage: Sendable {
             document.getElementById("rankings").append(h, table);
             groups.set(m.group, table);
           }
-          table.replaceChildren();
-          m.rows.forEach(([name, distance], i) => {
-            const tr = table.insertRow();
-            if (i === 0) tr.className = "first";
-            tr.insertCell().textContent = (i + 1) + ". " + name;
-            const d = tr.insertCell();
-            d.className = "d";
-            d.textContent = distance;
-          });
+          fillRanking(table, m.rows);
         }
         const events = new EventSource("events");
         events.onmessage = (e) => {

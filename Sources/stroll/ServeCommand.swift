@@ -69,9 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let log = logging.logger("stroll.serve")
         let inputs = try simulation.load(log: log)
-        var sortMode = SortMode.distance
-        if let sort = simulation.sort { sortMode = sort }
-        let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, sortMode: sortMode, select: inputs.selectID)
+        let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored,
+                                                     sortMode: simulation.sort ?? .distance, select: inputs.selectID)
         let name = (inputs.tracePath as NSString).lastPathComponent
         @Sendable func makeReplay() throws -> Replay {
             try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,8 +42,14 @@ def walker():
 
 
 def first_row():
-    rows = driver.find_elements(By.CSS_SELECTOR, "#rankings table tr.first")
-    return rows[0].text if rows else ""
+    # The table is refilled as events arrive: a row found a moment ago may be gone.
+    for _ in range(5):
+        try:
+            rows = driver.find_elements(By.CSS_SELECTOR, "#rankings table tr.first")
+            return rows[0].text if rows else ""
+        except StaleElementReferenceException:
+            continue
+    return ""
 
 
 def wait_for(condition, seconds):
