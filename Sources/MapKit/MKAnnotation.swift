@@ -45,6 +45,22 @@ open class MKPointAnnotation: MKShape {
     }
 }
 
+/// Nearby annotations of one clustering identifier drawn as one. Its
+/// coordinate is the members' mean (in Web Mercator), its title their count.
+open class MKClusterAnnotation: NSObject, MKAnnotation {
+    open internal(set) var memberAnnotations: [any MKAnnotation]
+    open var title: String?
+    open var subtitle: String?
+    open internal(set) var coordinate: CLLocationCoordinate2D
+
+    public init(memberAnnotations: [any MKAnnotation]) {
+        self.memberAnnotations = memberAnnotations
+        coordinate = memberAnnotations.first?.coordinate ?? kCLLocationCoordinate2DInvalid
+        title = "\(memberAnnotations.count) items"
+        super.init()
+    }
+}
+
 /// The device's position on the map (`MKMapView.userLocation`).
 open class MKUserLocation: NSObject, MKAnnotation {
     open internal(set) var location: CLLocation?
@@ -69,6 +85,8 @@ open class MKAnnotationView: NSObject {
     open var isSelected = false
     open var canShowCallout = false
     open var isEnabled = true
+    /// Pins whose views share an identifier are drawn as one cluster when close on screen.
+    open var clusteringIdentifier: String?
 
     public init(annotation: (any MKAnnotation)?, reuseIdentifier: String?) {
         self.annotation = annotation

@@ -18,6 +18,7 @@ public protocol MKMapViewDelegate: NSObjectProtocol {
     func mapView(_ mapView: MKMapView, didUpdate userLocation: MKUserLocation)
     func mapView(_ mapView: MKMapView, didFailToLocateUserWithError error: any Error)
     func mapView(_ mapView: MKMapView, didChange mode: MKUserTrackingMode, animated: Bool)
+    func mapView(_ mapView: MKMapView, clusterAnnotationForMemberAnnotations memberAnnotations: [any MKAnnotation]) -> MKClusterAnnotation
 }
 
 extension MKMapViewDelegate {
@@ -32,12 +33,23 @@ extension MKMapViewDelegate {
     public func mapView(_ mapView: MKMapView, didUpdate userLocation: MKUserLocation) {}
     public func mapView(_ mapView: MKMapView, didFailToLocateUserWithError error: any Error) {}
     public func mapView(_ mapView: MKMapView, didChange mode: MKUserTrackingMode, animated: Bool) {}
+    public func mapView(_ mapView: MKMapView, clusterAnnotationForMemberAnnotations memberAnnotations: [any MKAnnotation]) -> MKClusterAnnotation {
+        MKClusterAnnotation(memberAnnotations: memberAnnotations)
+    }
 }
 
 /// A headless `MKMapView`: no drawing, the same state and callbacks. The
 /// annotations, selection, region and visible pins are Stroll's map model;
 /// with `showsUserLocation` it follows the device (the running simulation)
 /// through a location manager of its own, as MapKit does.
+///
+/// Clustering is MapKit's: when the delegate's view for an annotation has a
+/// `clusteringIdentifier`, nearby annotations with the same one are drawn as
+/// an `MKClusterAnnotation` (from the delegate's
+/// `mapView(_:clusterAnnotationForMemberAnnotations:)`), 40 points apart at
+/// the view's width; the selected annotation is never hidden in one.
+/// Annotations whose coordinate is invalid are not added; they are listed in
+/// ``rejectedAnnotations`` with the reason.
 @MainActor
 open class MKMapView: NSObject {
     open weak var delegate: (any MKMapViewDelegate)?
@@ -50,6 +62,9 @@ open class MKMapView: NSObject {
     private var order: [String] = []
     private var views: [String: MKAnnotationView] = [:]
     private var nextID = 0
+    private var clusterObjects: [String: MKClusterAnnotation] = [:]
+    /// Annotations not added, each with why (an invalid coordinate), by title or position.
+    public private(set) var rejectedAnnotations: [MapError] = []
     private var currentRegion = MKCoordinateRegion(center: CLLocationCoordinate2D(latitude: 0, longitude: 0),
                                                    span: MKCoordinateSpan(latitudeDelta: 180, longitudeDelta: 360))
     private var userLocationManager: CLLocationManager?
@@ -78,6 +93,7 @@ open class MKMapView: NSObject {
         currentRegion = region
         _ = model.setRegion(MapRegion(center: Coordinate(computedLatitude: region.center.latitude, longitude: region.center.longitude),
                                       latitudeDelta: region.span.latitudeDelta, longitudeDelta: region.span.longitudeDelta))
+        endClusterSelectionIfGone()
         delegate?.mapViewDidChangeVisibleRegion(self)
         delegate?.mapView(self, regionDidChangeAnimated: animated)
     }
@@ -126,15 +142,54 @@ open class MKMapView: NSObject {
     open func addAnnotations(_ annotations: [any MKAnnotation]) {
         var added: [Annotation] = []
         for a in annotations where ids[ObjectIdentifier(a)] == nil {
+            let c = a.coordinate
             let id = "annotation-\(nextID)"
+            guard CLLocationCoordinate2DIsValid(c), c.latitude.isFinite, c.longitude.isFinite else {
+                rejectedAnnotations.append(.invalidCoordinate(id: a.title.flatMap { $0 } ?? id, latitude: c.latitude, longitude: c.longitude))
+                continue
+            }
             nextID += 1
             ids[ObjectIdentifier(a)] = id
             objects[id] = a
             order.append(id)
-            added.append(Annotation(id: id, coordinate: Coordinate(computedLatitude: a.coordinate.latitude, longitude: a.coordinate.longitude),
-                                    title: a.title.flatMap { $0 } ?? "", subtitle: a.subtitle.flatMap { $0 }))
+            let identifier = view(for: a)?.clusteringIdentifier
+            added.append(Annotation(id: id, coordinate: Coordinate(computedLatitude: c.latitude, longitude: c.longitude),
+                                    title: a.title.flatMap { $0 } ?? "", subtitle: a.subtitle.flatMap { $0 }, clusteringIdentifier: identifier))
+        }
+        if model.clustering == nil, added.contains(where: { $0.clusteringIdentifier != nil }) {
+            _ = model.setClustering(ClusterSettings(mapWidth: frame.width > 0 ? Double(frame.width) : 390))
         }
         _ = model.add(added)
+        endClusterSelectionIfGone()
+    }
+
+    /// The clusters drawn in the region now (MapKit makes them as the map draws).
+    public var clusterAnnotations: [MKClusterAnnotation] {
+        var live: [String: MKClusterAnnotation] = [:]
+        let shown = model.clusters.map { c -> MKClusterAnnotation in
+            let members = (model.members(ofCluster: c.id) ?? []).compactMap { objects[$0] }
+            let object = clusterObjects[c.id] ?? delegate?.mapView(self, clusterAnnotationForMemberAnnotations: members) ?? MKClusterAnnotation(memberAnnotations: members)
+            object.memberAnnotations = members
+            object.coordinate = CLLocationCoordinate2D(latitude: c.coordinate.latitude, longitude: c.coordinate.longitude)
+            live[c.id] = object
+            return object
+        }
+        clusterObjects = live
+        return shown
+    }
+
+    private func clusterID(of object: MKClusterAnnotation) -> String? {
+        _ = clusterAnnotations
+        return clusterObjects.first { $0.value === object }?.key
+    }
+
+    /// A selected cluster that is no longer drawn is deselected, as MapKit does.
+    private func endClusterSelectionIfGone() {
+        guard let s = model.selected, objects[s] == nil else { return }
+        if let object = clusterObjects[s], !model.clusters.contains(where: { $0.id == s }) {
+            _ = model.deselect()
+            delegate?.mapView(self, didDeselect: object)
+        }
     }
 
     open func removeAnnotation(_ annotation: any MKAnnotation) { removeAnnotations([annotation]) }
@@ -144,6 +199,7 @@ open class MKMapView: NSObject {
         let gone = annotations.compactMap { ids[ObjectIdentifier($0)] }
         if let selected = model.selected, gone.contains(selected), let object = objects[selected] { deselectAnnotation(object, animated: false) }
         _ = model.remove(gone)
+        endClusterSelectionIfGone()
         for id in gone {
             if let object = objects.removeValue(forKey: id) { ids.removeValue(forKey: ObjectIdentifier(object)) }
             views.removeValue(forKey: id)
@@ -151,12 +207,18 @@ open class MKMapView: NSObject {
         order.removeAll { gone.contains($0) }
     }
 
-    /// The pins inside a map rectangle (MapKit gives them as a set of objects).
+    /// The pins inside a map rectangle (MapKit gives them as a set of objects);
+    /// with clustering, the clusters drawn there and the pins not in them.
     open func annotations(in mapRect: MKMapRect) -> Set<AnyHashable> {
-        Set(annotations.filter { mapRect.contains(MKMapPoint($0.coordinate)) }.compactMap { ($0 as? NSObject).map(AnyHashable.init) })
+        var drawn = annotations
+        if model.clustering != nil {
+            let hidden = Set(model.clusters.flatMap { model.members(ofCluster: $0.id) ?? [] })
+            drawn = order.filter { !hidden.contains($0) }.compactMap { objects[$0] } + clusterAnnotations
+        }
+        return Set(drawn.filter { mapRect.contains(MKMapPoint($0.coordinate)) }.compactMap { ($0 as? NSObject).map(AnyHashable.init) })
     }
 
-    /// The pins inside the current region, in the order they were added.
+    /// The pins drawn inside the current region, in the order they were added (pins in clusters are in ``clusterAnnotations``).
     public var visibleAnnotations: [any MKAnnotation] { model.visible.compactMap { objects[$0] } }
 
     open func view(for annotation: any MKAnnotation) -> MKAnnotationView? {
@@ -170,7 +232,7 @@ open class MKMapView: NSObject {
     // MARK: Selection
 
     open var selectedAnnotations: [any MKAnnotation] {
-        get { model.selected.flatMap { objects[$0] }.map { [$0] } ?? [] }
+        get { model.selected.flatMap { objects[$0] ?? clusterObjects[$0] }.map { [$0] } ?? [] }
         set {
             if let first = newValue.first {
                 selectAnnotation(first, animated: false)
@@ -180,12 +242,14 @@ open class MKMapView: NSObject {
         }
     }
 
-    /// Single selection: selecting one deselects the other first.
+    /// Single selection: selecting one deselects the other first. A cluster
+    /// drawn now can be selected; a selected annotation leaves its cluster.
     open func selectAnnotation(_ annotation: any MKAnnotation, animated: Bool) {
-        guard let id = ids[ObjectIdentifier(annotation)], model.selected != id else { return }
-        if let current = model.selected, let object = objects[current] { deselectAnnotation(object, animated: animated) }
+        let clusterID = (annotation as? MKClusterAnnotation).flatMap(clusterID(of:))
+        guard let id = ids[ObjectIdentifier(annotation)] ?? clusterID, model.selected != id else { return }
+        if let current = model.selected, let object = objects[current] ?? clusterObjects[current] { deselectAnnotation(object, animated: animated) }
         guard case .success = model.select(id) else { return }
-        if let view = view(for: annotation) {
+        if clusterID == nil, let view = view(for: annotation) {
             view.isSelected = true
             delegate?.mapView(self, didSelect: view)
         }
@@ -193,8 +257,8 @@ open class MKMapView: NSObject {
     }
 
     open func deselectAnnotation(_ annotation: (any MKAnnotation)?, animated: Bool) {
-        guard let current = model.selected, let object = objects[current] else { return }
-        if let annotation, ids[ObjectIdentifier(annotation)] != current { return }
+        guard let current = model.selected, let object = objects[current] ?? clusterObjects[current] else { return }
+        if let annotation, annotation !== object { return }
         _ = model.deselect()
         if let view = views[current] {
             view.isSelected = false

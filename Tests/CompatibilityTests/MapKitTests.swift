@@ -96,4 +96,44 @@ struct MapKitTests {
         #expect(recorder.calls.filter { $0 == "user" }.count == 61)
         #expect(Array(recorder.calls.suffix(3)) == ["user", "willChange", "didChange"])
     }
+
+    @Test("clustering as MapKit does it: views with a clusteringIdentifier give MKClusterAnnotations; selecting a pin takes it out; invalid coordinates are rejected")
+    func clustering() {
+        final class Clustering: NSObject, MKMapViewDelegate {
+            func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? {
+                let view = MKMarkerAnnotationView(annotation: annotation, reuseIdentifier: "cafe")
+                view.clusteringIdentifier = annotation.title.flatMap { $0 } == "Far" ? nil : "cafes"
+                return view
+            }
+        }
+        let map = MKMapView()
+        let delegate = Clustering()
+        map.delegate = delegate
+        let broken = MKPointAnnotation(coordinate: kCLLocationCoordinate2DInvalid, title: "Broken", subtitle: nil)
+        map.addAnnotations([leaf, tabac, far, broken])
+        #expect(map.annotations.count == 3)
+        #expect(map.rejectedAnnotations.map(\.description).contains { $0.contains("Broken") })
+        // 10 km wide on a 390-point screen: Leaf and Tabac (40 m apart) are one cluster; Far has no identifier.
+        map.setRegion(MKCoordinateRegion(center: CLLocationCoordinate2D(latitude: 53.41, longitude: -2.95), latitudinalMeters: 10_000, longitudinalMeters: 10_000), animated: false)
+        #expect(map.visibleAnnotations.count == 1 && map.visibleAnnotations.first === far)
+        let cluster = map.clusterAnnotations
+        #expect(cluster.count == 1 && cluster.first?.memberAnnotations.count == 2)
+        // The same object while the cluster is drawn, a pan later too.
+        map.setCenter(CLLocationCoordinate2D(latitude: 53.411, longitude: -2.95), animated: false)
+        #expect(map.clusterAnnotations.first === cluster.first)
+        #expect(map.annotations(in: map.visibleMapRect).count == 2)
+        // Selecting a member draws it on its own: the cluster of two falls apart.
+        map.selectAnnotation(tabac, animated: false)
+        #expect(map.clusterAnnotations.isEmpty && map.visibleAnnotations.count == 3)
+        map.deselectAnnotation(tabac, animated: false)
+        // A cluster can be selected, and is deselected once the map zooms in and it splits.
+        let again = map.clusterAnnotations
+        #expect(again.count == 1 && again.first?.memberAnnotations.count == 2)
+        if let c = again.first {
+            map.selectAnnotation(c, animated: false)
+            #expect(map.selectedAnnotations.first === c)
+        }
+        map.setRegion(MKCoordinateRegion(center: leaf.coordinate, latitudinalMeters: 200, longitudinalMeters: 200), animated: false)
+        #expect(map.clusterAnnotations.isEmpty && map.selectedAnnotations.isEmpty)
+    }
 }
