@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-sanitized fuzz bench contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -62,6 +62,27 @@ test-serve: deps
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gpsd gpsd-clients python3-gps)
 	$(SWIFT) build -c release --product stroll
 	/usr/bin/python3 Tests/serve/check_serve.py $$($(SWIFT) build -c release --show-bin-path)/stroll --soak
+
+# `stroll replay --cluster` against pysupercluster (an independent C++
+# implementation of the same algorithm) on random pins and the CityBike
+# stations: clusters, members, positions and expansion zooms at every zoom.
+# pysupercluster, numpy and shapely go in a virtual environment in .build.
+PYENV := .build/python-peers
+$(PYENV)/ready:
+	python3 -m venv $(PYENV)
+	$(PYENV)/bin/pip install -q numpy shapely setuptools wheel
+	$(PYENV)/bin/pip install -q --no-build-isolation pysupercluster
+	touch $@
+
+test-clusters: deps $(PYENV)/ready
+	$(SWIFT) build -c release --product stroll
+	$(PYENV)/bin/python Tests/clusters/check_clusters.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# The map model beside the Python tools a user would pick for the same work
+# (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.
+bench-peers: deps $(PYENV)/ready
+	$(SWIFT) build -c release --product stroll
+	$(PYENV)/bin/python Benchmarks/peers/map_peers.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # Checks the HTML report and `stroll serve`'s live view in a real headless
 # browser (Debian's chromium and chromium-driver, driven by selenium) and

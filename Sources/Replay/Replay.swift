@@ -24,6 +24,8 @@ public struct ReplayConfiguration: Sendable {
     /// A place id, else a name within the ranked groups, whose pin is selected
     /// (and the map recentred on it) at the first ranking that lists it.
     public var select: String?
+    /// Pins of one group drawn as clusters (the group is the clustering identifier); nil draws every pin.
+    public var clustering: ClusterSettings?
 
     public init() {}
 }
@@ -34,11 +36,12 @@ public enum ReplaySetupError: Error, Equatable, Sendable, CustomStringConvertibl
     /// `select` matched no place, or several.
     case selection(String)
     case regions(String)
+    case clustering(String)
 
     public var description: String {
         switch self {
         case .unknownGroup(let g, let available): return "unknown group \"\(g)\"; the groups are: \(available.joined(separator: ", "))"
-        case .selection(let message), .regions(let message): return message
+        case .selection(let message), .regions(let message), .clustering(let message): return message
         }
     }
 }
@@ -106,7 +109,9 @@ public struct Replay {
             return (g, engine)
         }
         map.trackingMode = configuration.follow ? .follow : .none
-        _ = map.add(places.map { Annotation(id: $0.id, coordinate: $0.coordinate, title: $0.name, subtitle: $0.subtitle) })
+        _ = map.add(places.map { Annotation(id: $0.id, coordinate: $0.coordinate, title: $0.name, subtitle: $0.subtitle,
+                                            clusteringIdentifier: configuration.clustering == nil ? nil : $0.group) })
+        if let clustering = configuration.clustering, case .failure(let error) = map.setClustering(clustering) { throw .clustering(error.description) }
         golden = GoldenTimeline(about: about ?? "replay, groups \(groups.joined(separator: ", "))")
     }
 

@@ -9,11 +9,23 @@ public struct MapSnapshot: Equatable, Sendable {
     public var region: MapRegion?
     public var visible: [String]
     public var selected: String?
+    /// With clustering: the zoom level drawn, and the clusters with their members' ids.
+    public var zoom: Int?
+    public var clusters: [(cluster: MapCluster, members: [String])]?
 
     public init(_ map: MapModel) {
         region = map.region
         visible = map.visible
         selected = map.selected
+        if map.clustering != nil {
+            zoom = map.clusterZoom
+            clusters = map.clusters.map { ($0, map.members(ofCluster: $0.id) ?? []) }
+        }
+    }
+
+    public static func == (a: MapSnapshot, b: MapSnapshot) -> Bool {
+        a.region == b.region && a.visible == b.visible && a.selected == b.selected && a.zoom == b.zoom
+            && a.clusters?.map(\.cluster) == b.clusters?.map(\.cluster) && a.clusters?.map(\.members) == b.clusters?.map(\.members)
     }
 }
 
@@ -81,8 +93,17 @@ extension ReplayEvent {
                 .object([("center", .object([("lat", .number(r.center.latitude)), ("lon", .number(r.center.longitude))])),
                          ("span", .object([("latDelta", .number(r.latitudeDelta)), ("lonDelta", .number(r.longitudeDelta))]))])
             } ?? .null
-            return .object([("type", .string("map")), ("t", Self.rounded(t)), ("region", region), ("visible", .array(m.visible.map { .string($0) })),
-                            ("selected", .optional(m.selected))])
+            var fields: [(String, JSON)] = [("type", .string("map")), ("t", Self.rounded(t)), ("region", region), ("visible", .array(m.visible.map { .string($0) })),
+                                            ("selected", .optional(m.selected))]
+            if let clusters = m.clusters {
+                fields.append(("zoom", m.zoom.map { .int($0) } ?? .null))
+                fields.append(("clusters", .array(clusters.map { c, members in
+                    .object([("id", .string(c.id)), ("group", .string(c.clusteringIdentifier)), ("count", .int(c.count)),
+                             ("lat", .number(c.coordinate.latitude)), ("lon", .number(c.coordinate.longitude)),
+                             ("expansionZoom", .int(c.expansionZoom)), ("members", .array(members.map { .string($0) }))])
+                })))
+            }
+            return .object(fields)
         case .region(let id, let entered, let initial, let t):
             var fields: [(String, JSON)] = [("type", .string("region")), ("t", Self.rounded(t)), ("id", .string(id)), ("event", .string(entered ? "enter" : "exit"))]
             if initial { fields.append(("initial", .bool(true))) }

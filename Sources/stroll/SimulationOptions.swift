@@ -50,6 +50,15 @@ struct SimulationOptions: ParsableArguments {
     @Flag(help: "The map region follows every delivered fix (default: it stays where it started).")
     var follow = false
 
+    @Flag(help: "Draw nearby pins of one group as a cluster, as MapKit does with a clustering identifier: map events gain zoom and clusters.")
+    var cluster = false
+
+    @Option(name: .customLong("map-width"), help: ArgumentHelp("The map view's width in points, for the zoom level and the cluster radius.", valueName: "POINTS"))
+    var mapWidth: Double = 390
+
+    @Option(name: .customLong("cluster-radius"), help: ArgumentHelp("Pins closer than this many points on screen join a cluster.", valueName: "POINTS"))
+    var clusterRadius: Double = 40
+
     @Option(help: ArgumentHelp("Select this place's pin (id, or name within the active groups) at the first ranking that lists it.", valueName: "ID|NAME"))
     var select: String?
 
@@ -66,6 +75,8 @@ struct SimulationOptions: ParsableArguments {
         guard rate >= 0, rate.isFinite else { throw ValidationError("--rate must be 0 or more") }
         guard walkingSpeed > 0, walkingSpeed.isFinite else { throw ValidationError("--walking-speed must be more than 0") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0 metres") }
+        guard mapWidth > 0, mapWidth.isFinite, mapWidth <= 100_000 else { throw ValidationError("--map-width must be more than 0 and at most 100000 points") }
+        guard clusterRadius > 0, clusterRadius.isFinite else { throw ValidationError("--cluster-radius must be more than 0 points") }
         if let within { guard within >= 0, within.isFinite else { throw ValidationError("--within must be 0 metres or more") } }
     }
 
@@ -176,6 +187,7 @@ extension SimulationOptions {
         configuration.regionSpan = regionSpan
         configuration.follow = follow
         configuration.select = select
+        if cluster { configuration.clustering = ClusterSettings(radius: clusterRadius, mapWidth: mapWidth) }
         return configuration
     }
 }
