@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios",
+                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ChildProcess",

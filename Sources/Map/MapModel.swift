@@ -132,6 +132,7 @@ public struct MapModel {
     private var lastDisplay = Display()
     private var scratch = VisibleDelta()
     private var plainScratch = VisibleDelta()
+    private var treeScratch = VisibleDelta()
 
     /// One clustering identifier's tree and what of its current level is in the region.
     struct TreeLayer {
@@ -139,7 +140,6 @@ public struct MapModel {
         var tree: ClusterTree
         var level: Int
         var set: VisibleSet
-        var scratch = VisibleDelta()
     }
 
     /// What is drawn: pins (ids, in the order they were added) and clusters (by id).
@@ -358,6 +358,11 @@ public struct MapModel {
             if let region { set.move(from: nil, to: region, delta: &delta) }
             return TreeLayer(identifier: identifier, tree: tree, level: level, set: set)
         }
+        // Room for any level's items, so that a pan appends without allocating.
+        let most = trees.map { $0.tree.levels.map(\.itemCount).max() ?? 0 }.max() ?? 0
+        treeScratch = VisibleDelta()
+        treeScratch.added.reserveCapacity(most)
+        treeScratch.removed.reserveCapacity(most)
     }
 
     /// What is drawn now, the selected pin pulled out of its cluster.
@@ -496,16 +501,12 @@ public struct MapModel {
     }
 
     private mutating func moveTree(_ t: Int, from old: MapRegion?, to r: MapRegion, delta: inout VisibleDelta) {
-        // Swapped out and back, so its storage is reused (a copy would allocate).
-        var moved = VisibleDelta()
-        swap(&moved, &trees[t].scratch)
-        moved.added.removeAll(keepingCapacity: true)
-        moved.removed.removeAll(keepingCapacity: true)
-        trees[t].set.move(from: old, to: r, delta: &moved)
+        treeScratch.added.removeAll(keepingCapacity: true)
+        treeScratch.removed.removeAll(keepingCapacity: true)
+        trees[t].set.move(from: old, to: r, delta: &treeScratch)
         let l = trees[t].level
-        for i in moved.added { note(t, l, i, into: &delta.added, &delta.clustersAdded) }
-        for i in moved.removed { note(t, l, i, into: &delta.removed, &delta.clustersRemoved) }
-        swap(&moved, &trees[t].scratch)
+        for k in treeScratch.added.indices { note(t, l, treeScratch.added[k], into: &delta.added, &delta.clustersAdded) }
+        for k in treeScratch.removed.indices { note(t, l, treeScratch.removed[k], into: &delta.removed, &delta.clustersRemoved) }
     }
 
     @inline(__always)

@@ -5,6 +5,7 @@ import Geodesy
 import LocationSimulation
 import Map
 import Proximity
+import SpatialIndex
 import Traces
 
 struct BenchCommand: ParsableCommand {
@@ -23,6 +24,7 @@ struct BenchCommand: ParsableCommand {
           map-pan         the map model's visible set as a delta (pins in, pins out) when a
                           --region-span region follows the walker (the places as pins)
           map-zoom        the same while the region also zooms out and in by a factor of 2
+                          (with --cluster, the pins clustered: clusters in, clusters out)
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:
@@ -55,6 +57,15 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
     var dumpPlaces: String?
 
+    @Flag(help: "map-pan and map-zoom: the pins share a clustering identifier and are drawn clustered.")
+    var cluster = false
+
+    @Option(name: .customLong("map-width"), help: ArgumentHelp("map-pan and map-zoom with --cluster: the map's width in points.", valueName: "POINTS"))
+    var mapWidth: Double = 390
+
+    @Option(name: .customLong("dump-regions"), help: ArgumentHelp("map-pan and map-zoom: write each update's region as CSV lat,lon,latDelta,lonDelta,zoom.", valueName: "FILE"))
+    var dumpRegions: String?
+
     func validate() throws {
         guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom"].contains(variant) else {
             throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan or map-zoom")
@@ -62,6 +73,8 @@ struct BenchCommand: ParsableCommand {
         guard count >= 1 else { throw ValidationError("--places must be at least 1") }
         guard k >= 1 else { throw ValidationError("--k must be at least 1") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0") }
+        guard mapWidth > 0, mapWidth.isFinite, mapWidth <= 100_000 else { throw ValidationError("--map-width must be more than 0 and at most 100000 points") }
+        guard !cluster || variant.hasPrefix("map-") else { throw ValidationError("--cluster goes with --variant map-pan or map-zoom") }
     }
 
     static let centre = (latitude: 53.4055, longitude: -2.9660)
@@ -117,7 +130,13 @@ struct BenchCommand: ParsableCommand {
         }
         let positions = try Self.walker(tracePath: trace ?? Bundled.path(Bundled.walk), minimum: 1000)
         if variant.hasPrefix("map-") {
-            return report(mapSamples(coordinates: coordinates, ids: ids, positions: positions))
+            let result = mapSamples(coordinates: coordinates, ids: ids, positions: positions)
+            // The index alone, without making the pins: the grid, or the cluster tree over every zoom.
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let built = cluster ? ClusterTree(coordinates: coordinates, pins: Array(coordinates.indices), settings: ClusterSettings(mapWidth: mapWidth)).levels.count
+                : PointGrid(coordinates).rows
+            let indexMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            return report((result.0, result.1, result.2, result.3 + Double(built)), indexMs: indexMs)
         }
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var index = RankingIndex(coordinates: coordinates, names: ids, ids: ids)
@@ -161,27 +180,42 @@ struct BenchCommand: ParsableCommand {
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var map = MapModel()
         map.indexThreshold = 0
-        _ = map.add(zip(ids, coordinates).map { Annotation(id: $0, coordinate: $1, title: $0) })
+        _ = map.add(zip(ids, coordinates).map { Annotation(id: $0, coordinate: $1, title: $0, clusteringIdentifier: cluster ? "pins" : nil) })
+        let settings = ClusterSettings(mapWidth: mapWidth)
+        if cluster { _ = map.setClustering(settings) }
         var delta = VisibleDelta()
         delta.added.reserveCapacity(coordinates.count)
         delta.removed.reserveCapacity(coordinates.count)
+        delta.clustersAdded.reserveCapacity(coordinates.count)
+        delta.clustersRemoved.reserveCapacity(coordinates.count)
         map.setRegion(MapRegion(center: positions[0], latitudinalMeters: regionSpan, longitudinalMeters: regionSpan), delta: &delta)
         let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
         var samples: [Double] = []
         samples.reserveCapacity(positions.count)
         var sink = 0.0
+        var regions = ""
         for (k, walker) in positions.dropFirst().enumerated() {
             let span = variant == "map-zoom" && k % 2 == 0 ? regionSpan * 2 : regionSpan
             let region = MapRegion(center: walker, latitudinalMeters: span, longitudinalMeters: span)
+            if dumpRegions != nil {
+                regions += "\(region.center.latitude),\(region.center.longitude),\(region.latitudeDelta),\(region.longitudeDelta),\(settings.level(of: region))\n"
+            }
             let t0 = DispatchTime.now().uptimeNanoseconds
             map.setRegion(region, delta: &delta)
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
-            sink += Double(delta.added.count - delta.removed.count)
+            sink += Double(delta.added.count - delta.removed.count + delta.clustersAdded.count - delta.clustersRemoved.count)
+        }
+        if let path = dumpRegions {
+            do {
+                try TraceWriter.writeAtomically("lat,lon,latDelta,lonDelta,zoom\n" + regions, to: path)
+            } catch {
+                printError("error: cannot write \(path): \(error.localizedDescription)")
+            }
         }
         return (samples, buildMs, map.indexBytesPerPin, sink + Double(map.visibleCount))
     }
 
-    func report(_ result: ([Double], Double, Double, Double)) {
+    func report(_ result: ([Double], Double, Double, Double), indexMs: Double? = nil) {
         let (samples, buildMs, bytesPerPlace, sink) = result
         let sorted = samples.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
@@ -192,11 +226,13 @@ struct BenchCommand: ParsableCommand {
             print(JSON.object([("variant", .string(variant)), ("places", .int(count)), ("updates", .int(samples.count)),
                                ("p50_us", .number(p50)), ("p99_us", .number(p99)), ("mean_us", .number(mean)),
                                ("updates_per_s", .number(perSecond)), ("build_ms", .number(buildMs)),
-                               ("bytes_per_place", .number(bytesPerPlace)), ("checksum", .number(sink))]).text)
+                               ("bytes_per_place", .number(bytesPerPlace)), ("checksum", .number(sink))]
+                              + (indexMs.map { [("index_ms", JSON.number($0))] } ?? [])).text)
         } else {
             print("\(variant) over \(count) places, \(samples.count) updates: "
                   + String(format: "p50 %.2f µs, p99 %.2f µs, mean %.2f µs, %.0f updates/s; index built in %.1f ms (%.0f bytes/place)",
-                           p50, p99, mean, perSecond, buildMs, bytesPerPlace))
+                           p50, p99, mean, perSecond, buildMs, bytesPerPlace)
+                  + (indexMs.map { String(format: "; the index alone %.1f ms", $0) } ?? ""))
         }
     }
 }
