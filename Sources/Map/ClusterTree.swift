@@ -105,6 +105,8 @@ public struct ClusterTree: Sendable {
     public let pins: [Int]
     /// `levels[z - minZoom]` for z in `minZoom...maxZoom + 1`.
     public private(set) var levels: [Level] = []
+    /// Neighbour candidates the build looked at (the grid's answers), over every level: the build's work.
+    public private(set) var candidatesExamined = 0
 
     /// Builds the hierarchy over `coordinates`; `pins[i]` is what the caller calls the i-th.
     public init(coordinates: [Coordinate], pins: [Int], settings: ClusterSettings) {
@@ -122,7 +124,7 @@ public struct ClusterTree: Sendable {
         var zoom = settings.maxZoom
         while zoom >= settings.minZoom {
             var finer = built[built.count - 1]
-            let coarser = Self.cluster(&finer, zoom: zoom, settings: settings)
+            let coarser = Self.cluster(&finer, zoom: zoom, settings: settings, examined: &candidatesExamined)
             built[built.count - 1] = finer
             built.append(coarser)
             zoom -= 1
@@ -131,7 +133,7 @@ public struct ClusterTree: Sendable {
     }
 
     /// Makes level `zoom` from `finer` (level zoom + 1), setting `finer`'s parents and the new level's children.
-    static func cluster(_ finer: inout Level, zoom: Int, settings: ClusterSettings) -> Level {
+    static func cluster(_ finer: inout Level, zoom: Int, settings: ClusterSettings, examined: inout Int) -> Level {
         let r = settings.radius / (settings.tileSize * pow(2, Double(zoom)))
         let r2 = r * r
         let n = finer.itemCount
@@ -151,7 +153,9 @@ public struct ClusterTree: Sendable {
             // The circle's bounding box in degrees (a hair wider: the grid is only a filter).
             let box = PointGrid.Box(south: Mercator.latitude(min(1, py + r)) - 1e-9, north: Mercator.latitude(max(0, py - r)) + 1e-9,
                                     west: Mercator.longitude(px - r) - 1e-9, east: Mercator.longitude(px + r) + 1e-9)
+            var seen = 0
             grid.forEachInBox(box, skippingCellsInside: nil) { j in
+                seen += 1
                 guard !taken[j] else { return }
                 let dx = fx[j] - px, dy = fy[j] - py
                 guard dx * dx + dy * dy <= r2 else { return }
@@ -163,6 +167,7 @@ public struct ClusterTree: Sendable {
                 wy += fy[j] * c
                 total += Int(fc[j])
             }
+            examined += seen
             if found {
                 let x = wx / Double(total), y = wy / Double(total)
                 out.x.append(x)

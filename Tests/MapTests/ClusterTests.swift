@@ -182,6 +182,8 @@ struct ClusterTests {
         _ = try map.setClustering(ClusterSettings()).get()
         _ = map.setRegion(MapRegion(center: c, latitudinalMeters: 1000, longitudinalMeters: 1000))
         #expect(map.clusters.count == 1 && map.clusters.first?.count == 100_000 && map.visible.isEmpty)
+        let tree = ClusterTree(coordinates: pins.map(\.coordinate), pins: Array(pins.indices), settings: ClusterSettings())
+        #expect(tree.candidatesExamined <= 100_000 + 17)
         let centre = try #require(map.clusters.first?.coordinate)
         #expect(map.clusters.first?.zoom == 16 && abs(centre.latitude - c.latitude) < 1e-9 && abs(centre.longitude - c.longitude) < 1e-9)
     }
@@ -209,5 +211,20 @@ struct ClusterTests {
         return try stations.enumerated().map { k, s in
             Annotation(id: "station-\(k + 1)", coordinate: try Coordinate(latitude: s.latitude, longitude: s.longitude), title: s.name, clusteringIdentifier: "bikes")
         }
+    }
+}
+
+/// Run by `make test-large` (release): a million pins at one coordinate.
+@Suite("Large: a million clustered pins", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
+struct LargeClusterTests {
+    @Test("a million pins at one coordinate cluster into one, looking at each pin about once")
+    func millionAtOnePoint() throws {
+        let c = try Coordinate(latitude: 53.4, longitude: -2.97)
+        let coordinates = [Coordinate](repeating: c, count: 1_000_000)
+        let tree = ClusterTree(coordinates: coordinates, pins: Array(coordinates.indices), settings: ClusterSettings())
+        // Quadratic work would be 10^12 candidates; the first pin takes in every other at once.
+        #expect(tree.candidatesExamined <= 1_000_000 + 17, "\(tree.candidatesExamined) candidates")
+        #expect(tree.levels[16].itemCount == 1 && tree.levels[16].count[0] == 1_000_000 && tree.levels[0].itemCount == 1)
+        #expect(tree.memberPins(level: 0, item: 0).count == 1_000_000)
     }
 }
