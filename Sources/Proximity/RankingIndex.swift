@@ -39,6 +39,16 @@ public struct RankingIndex {
     private var hasOrder = false
     private let grid: PointGrid
     private let geodesic: Geodesic
+    /// Threads ``rankAll(from:)`` uses for ``parallelThreshold`` places or more
+    /// (default: every core); below that, one (thread start-up costs more than it saves, measured).
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// From this many places on (by default), ``rankAll(from:)`` splits its work across ``threads``.
+    public static let parallelThreshold = 100_000
+    /// From this many places on, ``rankAll(from:)`` splits its work across ``threads``.
+    public var parallelFrom = RankingIndex.parallelThreshold
+    /// Per-thread digit counts for the parallel radix sort, and each thread's largest key.
+    private var threadCounts: [Int] = []
+    private var threadMax: [UInt64] = []
 
     /// `names` and `ids` break ties within a millimetre; both in the order of `coordinates`.
     public init(coordinates: [Coordinate], names: [String], ids: [String], geodesic: Geodesic = .wgs84) {
@@ -155,6 +165,7 @@ public struct RankingIndex {
         let w = Walker(walker, ellipsoid: geodesic.ellipsoid)
         let n = count
         guard n > 0 else { return }
+        if n >= max(2, parallelFrom) && threads > 1 { return rankAllParallel(w, threads: min(threads, 64, n)) }
         var maxMM: UInt64 = 0
         let karney = geodesic
         let places = coordinates
@@ -184,14 +195,152 @@ public struct RankingIndex {
             }
         }
         if maxMM >= 1 << 31 {
-            // Beyond 2000 km: comparison sort on the whole key.
-            keys.sort()
+            sortBeyondKeyRange()
         } else if n <= 256 && hasOrder {
             insertionSortFromPreviousOrder()
         } else {
             radixSort(maxMillimetres: maxMM)
         }
         hasOrder = true
+    }
+
+    /// The full order on several threads: each takes a contiguous slice of the
+    /// places for the distances (counting the first digit as it goes), then the
+    /// radix sort runs each digit as a parallel count, a prefix sum over
+    /// (digit, thread) that keeps it stable, and a parallel scatter.
+    ///
+    /// Worker threads get the buffers' addresses as numbers (``Address``) and
+    /// write only their own slice, or slots the prefix sum gave them alone;
+    /// the calling thread waits for them (`concurrentPerform`) before reading.
+    private mutating func rankAllParallel(_ w: Walker, threads: Int) {
+        let n = count
+        let slice = (n + threads - 1) / threads
+        if threadCounts.count < threads * 4096 { threadCounts = [Int](repeating: 0, count: threads * 4096) }
+        if threadMax.count < threads { threadMax = [UInt64](repeating: 0, count: threads) }
+        let karney = geodesic
+        let places = coordinates
+        var digits = 0
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeBufferPointer { zs in
+                    indexOfTie.withUnsafeBufferPointer { back in
+                        distanceByTie.withUnsafeMutableBufferPointer { ds in
+                            keys.withUnsafeMutableBufferPointer { ks in
+                                threadCounts.withUnsafeMutableBufferPointer { tc in
+                                    threadMax.withUnsafeMutableBufferPointer { tm in
+                                        let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back)
+                                        let pd = Address(ds), pk = Address(ks), pc = Address(tc), pm = Address(tm)
+                                        DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                            let lo = t * slice, hi = min(n, lo + slice)
+                                            let xs = px.pointer, ys = py.pointer, zs = pz.pointer, back = pb.pointer
+                                            let ds = pd.pointer, ks = pk.pointer, c = pc.pointer + t * 4096
+                                            for v in 0..<4096 { c[v] = 0 }
+                                            var localMax: UInt64 = 0
+                                            var i = lo
+                                            while i < hi {
+                                                var d = w.distance(xs[i], ys[i], zs[i])
+                                                var mm = d * 1000
+                                                let fraction = mm - Double(Int64(mm))
+                                                if d > GeodesicDistanceFrame.exactRange || abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
+                                                    d = karney.distance(w.coordinate, places[Int(back[i])])
+                                                    mm = d * 1000
+                                                }
+                                                ds[i] = d
+                                                let rounded = UInt64(mm + 0.5)
+                                                ks[i] = rounded << 32 | UInt64(i)
+                                                c[Int(rounded & 4095)] += 1
+                                                if rounded > localMax { localMax = rounded }
+                                                i += 1
+                                            }
+                                            pm.pointer[t] = localMax
+                                        }
+                                        var maxMM: UInt64 = 0
+                                        for t in 0..<threads { maxMM = max(maxMM, tm[t]) }
+                                        guard maxMM < 1 << 31 else { return }
+                                        var m = maxMM
+                                        while m > 0 {
+                                            digits += 1
+                                            m >>= 12
+                                        }
+                                        digits = max(1, digits)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard digits > 0 else {
+            sortBeyondKeyRange()
+            hasOrder = true
+            return
+        }
+        keys.withUnsafeMutableBufferPointer { a in
+            scratch.withUnsafeMutableBufferPointer { b in
+                threadCounts.withUnsafeMutableBufferPointer { tc in
+                    order.withUnsafeMutableBufferPointer { o in
+                        indexOfTie.withUnsafeBufferPointer { back in
+                            var src = Address(a), dst = Address(b)
+                            let pc = Address(tc)
+                            for d in 0..<digits {
+                                let shift = UInt64(32 + 12 * d)
+                                if d > 0 {
+                                    let from = src
+                                    DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                        let lo = t * slice, hi = min(n, lo + slice)
+                                        let s = from.pointer, c = pc.pointer + t * 4096
+                                        for v in 0..<4096 { c[v] = 0 }
+                                        for i in lo..<max(lo, hi) { c[Int((s[i] >> shift) & 4095)] += 1 }
+                                    }
+                                }
+                                // Stable: digit value first, then thread (slices in order).
+                                var total = 0
+                                for v in 0..<4096 {
+                                    for t in 0..<threads {
+                                        let k = tc[t * 4096 + v]
+                                        tc[t * 4096 + v] = total
+                                        total += k
+                                    }
+                                }
+                                let from = src, to = dst
+                                DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                    let lo = t * slice, hi = min(n, lo + slice)
+                                    let s = from.pointer, out = to.pointer, c = pc.pointer + t * 4096
+                                    for i in lo..<max(lo, hi) {
+                                        let k = s[i]
+                                        let slot = Int((k >> shift) & 4095)
+                                        out[c[slot]] = k
+                                        c[slot] += 1
+                                    }
+                                }
+                                swap(&src, &dst)
+                            }
+                            let sorted = src, keysAt = Address(a), orderAt = Address(o), tieAt = Address(back)
+                            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                let lo = t * slice, hi = min(n, lo + slice)
+                                let s = sorted.pointer, ks = keysAt.pointer, o = orderAt.pointer, back = tieAt.pointer
+                                for r in lo..<max(lo, hi) {
+                                    let k = s[r]
+                                    if s != ks { ks[r] = k }
+                                    o[r] = back[Int(k & 0xFFFF_FFFF)]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        hasOrder = true
+    }
+
+    /// Places beyond 2000 km (millimetres past 31 bits, which the packed key
+    /// cannot hold): a comparison sort on (millimetres, tie rank).
+    private mutating func sortBeyondKeyRange() {
+        let mm = distanceByTie.map { UInt64($0 * 1000 + 0.5) }
+        let sorted = (0..<count).sorted { a, b in mm[a] != mm[b] ? mm[a] < mm[b] : a < b }
+        for (r, t) in sorted.enumerated() { keys[r] = min(mm[t], 0xFFFF_FFFF) << 32 | UInt64(t) }
+        writeOrder()
     }
 
     /// Small sets: the previous order is nearly sorted, so insertion sort is close to linear.
@@ -326,5 +475,26 @@ public struct RankingIndex {
                 result.append(i)
             }
         }
+    }
+}
+
+/// A buffer's address as a number, so that worker threads may be handed it:
+/// each writes only its own part, and the caller waits for them all
+/// (see ``RankingIndex/rankAll(from:)``).
+struct Address<Element>: Sendable {
+    private let bits: UInt
+
+    init(_ buffer: UnsafeBufferPointer<Element>) {
+        bits = UInt(bitPattern: buffer.baseAddress)
+    }
+
+    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
+        bits = UInt(bitPattern: buffer.baseAddress)
+    }
+
+    /// The address (never null: only non-empty buffers are handed out).
+    var pointer: UnsafeMutablePointer<Element> {
+        // Programmer's invariant, not input: the buffers handed out hold 100 000 places or more.
+        UnsafeMutablePointer(bitPattern: bits)!
     }
 }

@@ -25,6 +25,10 @@ struct BenchCommand: ParsableCommand {
                           --region-span region follows the walker (the places as pins)
           map-zoom        the same while the region also zooms out and in by a factor of 2
                           (with --cluster, the pins clustered: clusters in, clusters out)
+          pipeline        one delivered fix through the simulator's filters, every group's
+                          ranking and the map model to its JSON event lines, as stroll replay
+                          --format jsonl prints them (the bundled 24 places, or --places N
+                          in two groups)
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:
@@ -33,10 +37,12 @@ struct BenchCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .customLong("places"), help: "How many places.")
-    var count: Int = 1000
+    @Option(name: .customLong("places"), help: "How many places (default 1000; pipeline: the bundled 24).")
+    var placesOption: Int?
 
-    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region|map-pan|map-zoom"))
+    var count: Int { placesOption ?? (variant == "pipeline" ? 24 : 1000) }
+
+    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region|map-pan|map-zoom|pipeline"))
     var variant: String = "full"
 
     @Option(help: "How many nearest places for topk.")
@@ -57,6 +63,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
     var dumpPlaces: String?
 
+    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 100 000 places on; default: every core. The other variants use one.", valueName: "N"))
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "map-pan and map-zoom: the pins share a clustering identifier and are drawn clustered.")
     var cluster = false
 
@@ -67,13 +76,14 @@ struct BenchCommand: ParsableCommand {
     var dumpRegions: String?
 
     func validate() throws {
-        guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom"].contains(variant) else {
-            throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan or map-zoom")
+        guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom", "pipeline"].contains(variant) else {
+            throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan, map-zoom or pipeline")
         }
         guard count >= 1 else { throw ValidationError("--places must be at least 1") }
         guard k >= 1 else { throw ValidationError("--k must be at least 1") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0") }
         guard mapWidth > 0, mapWidth.isFinite, mapWidth <= 100_000 else { throw ValidationError("--map-width must be more than 0 and at most 100000 points") }
+        guard threads >= 1, threads <= 64 else { throw ValidationError("--threads must be 1 to 64") }
         guard !cluster || variant.hasPrefix("map-") else { throw ValidationError("--cluster goes with --variant map-pan or map-zoom") }
     }
 
@@ -116,6 +126,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if variant == "pipeline" { return try pipeline() }
         let coordinates = Self.places(count: count, seed: seed)
         let ids = coordinates.indices.map { "p\($0)" }
         if let path = dumpPlaces {
@@ -140,6 +151,7 @@ struct BenchCommand: ParsableCommand {
         }
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var index = RankingIndex(coordinates: coordinates, names: ids, ids: ids)
+        index.threads = threads
         let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
         var samples: [Double] = []
         samples.reserveCapacity(positions.count)
@@ -215,6 +227,84 @@ struct BenchCommand: ParsableCommand {
         return (samples, buildMs, map.indexBytesPerPin, sink + Double(map.visibleCount))
     }
 
+    /// The whole pipeline per delivered fix: the replay's events for it (filter,
+    /// every group's ranking, the map) each made into its JSON line, timed from
+    /// the delivered fix to the last line before the next one. The walk is
+    /// replayed again (set-up untimed) until at least 1000 fixes are measured.
+    func pipeline() throws {
+        var set = PlaceSet()
+        var groups: [String]
+        let buildStart = DispatchTime.now().uptimeNanoseconds
+        if let n = placesOption {
+            let coordinates = Self.places(count: n, seed: seed)
+            set = PlaceSet(places: coordinates.enumerated().map { i, c in
+                Place(id: "p\(i)", name: "Place \(i)", coordinate: c, group: i % 2 == 0 ? "cafes" : "theatres")
+            }, groups: ["cafes", "theatres"])
+            groups = n > 1 ? ["cafes", "theatres"] : ["cafes"]
+        } else {
+            for file in [Bundled.coffeeHouses, Bundled.lectureTheatres] {
+                do {
+                    set.merge(try PlaceSet.load(Bundled.path(file)))
+                } catch {
+                    printError(error.description)
+                    throw StrollExit.missingInput
+                }
+            }
+            groups = Bundled.groups
+        }
+        let tracePath = trace ?? Bundled.path(Bundled.walk)
+        let walk: Trace
+        do {
+            walk = try TraceReader.read(tracePath)
+        } catch {
+            printError(error.description)
+            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
+        var configuration = ReplayConfiguration()
+        configuration.groups = groups
+        configuration.follow = true
+        func makeReplay() throws -> Replay {
+            do {
+                return try Replay(trace: walk, places: set, configuration: configuration)
+            } catch {
+                printError("error: \(error.description)")
+                throw StrollExit.badInput
+            }
+        }
+        var replay = try makeReplay()
+        let buildMs = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e6
+        var samples: [Double] = []
+        samples.reserveCapacity(1100)
+        var bytes = 0
+        var current = 0.0
+        var open = false
+        while samples.count < 1000 {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            guard let event = replay.next() else {
+                if open { samples.append(current) }
+                open = false
+                current = 0
+                replay = try makeReplay()
+                continue
+            }
+            let line = event.jsonLine
+            let took = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000
+            bytes += line.utf8.count
+            if case .location = event {
+                if open { samples.append(current) }
+                open = true
+                current = 0
+            }
+            current += took
+        }
+        report((samples, buildMs, 0, Double(bytes)))
+    }
+
+    /// The threads the variant's updates run on.
+    var threadsUsed: Int {
+        ["full", "full-distances", "moves"].contains(variant) && count >= RankingIndex.parallelThreshold ? threads : 1
+    }
+
     func report(_ result: ([Double], Double, Double, Double), indexMs: Double? = nil) {
         let (samples, buildMs, bytesPerPlace, sink) = result
         let sorted = samples.sorted()
@@ -226,13 +316,13 @@ struct BenchCommand: ParsableCommand {
             print(JSON.object([("variant", .string(variant)), ("places", .int(count)), ("updates", .int(samples.count)),
                                ("p50_us", .number(p50)), ("p99_us", .number(p99)), ("mean_us", .number(mean)),
                                ("updates_per_s", .number(perSecond)), ("build_ms", .number(buildMs)),
-                               ("bytes_per_place", .number(bytesPerPlace)), ("checksum", .number(sink))]
+                               ("bytes_per_place", .number(bytesPerPlace)), ("checksum", .number(sink)), ("threads", .int(threadsUsed))]
                               + (indexMs.map { [("index_ms", JSON.number($0))] } ?? [])).text)
         } else {
             print("\(variant) over \(count) places, \(samples.count) updates: "
                   + String(format: "p50 %.2f µs, p99 %.2f µs, mean %.2f µs, %.0f updates/s; index built in %.1f ms (%.0f bytes/place)",
                            p50, p99, mean, perSecond, buildMs, bytesPerPlace)
-                  + (indexMs.map { String(format: "; the index alone %.1f ms", $0) } ?? ""))
+                  + (indexMs.map { String(format: "; the index alone %.1f ms", $0) } ?? "") + (threadsUsed > 1 ? "; \(threadsUsed) threads" : ""))
         }
     }
 }

@@ -48,6 +48,40 @@ struct RankingIndexTests {
         }
     }
 
+    @Test("on several threads (from 100 000 places; here from 1 000): Karney's brute-force order, with uneven slices", arguments: [2, 3, 7])
+    func parallelOrder(threads: Int) throws {
+        let p = Self.places(4_001, seed: UInt64(threads))
+        var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        index.threads = threads
+        index.parallelFrom = 1_000
+        var walker = try Coordinate(latitude: 53.40, longitude: -2.97)
+        for step in 0..<6 {
+            walker = Geodesic.wgs84.direct(from: walker, azimuth: 40, distance: 150).coordinate
+            index.rankAll(from: walker)
+            #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "step \(step)")
+            for r in [0, 7, p.coordinates.count / 2, p.coordinates.count - 1] {
+                let exact = Geodesic.wgs84.distance(walker, p.coordinates[Int(index.order[r])])
+                #expect(abs(index.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance)
+            }
+        }
+    }
+
+    @Test("places around the world (beyond 2000 km: Karney's method and a comparison sort), on one thread and on two")
+    func worldwide() throws {
+        var rng = SplitMix64(seed: 9)
+        for n in [50, 3_000] {
+            let coordinates = (0..<n).map { _ in Coordinate(computedLatitude: rng.uniform(-80, 80), longitude: rng.uniform(-180, 180)) }
+            let labels = coordinates.indices.map { "p\($0)" }
+            let p = (coordinates: coordinates, names: labels, ids: labels)
+            var index = RankingIndex(coordinates: coordinates, names: labels, ids: labels)
+            index.threads = 2
+            index.parallelFrom = 1_000
+            let walker = try Coordinate(latitude: 53.4, longitude: -2.97)
+            index.rankAll(from: walker)
+            #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "\(n) places")
+        }
+    }
+
     @Test("the chord series is within the tolerance of Karney up to 20 km, at many latitudes")
     func seriesAccuracy() throws {
         var rng = SplitMix64(seed: 3)

@@ -44,6 +44,20 @@ func registerProximity() {
                 step += 1
             }
         }
+        if big {
+            // The same on one thread (the default above uses every core from 100 000 places on).
+            Benchmark("Proximity full N=\(n) threads=1", configuration: configuration) { benchmark in
+                var index = RankingIndex(coordinates: benchmarkPlaces(n))
+                index.threads = 1
+                var step = 0
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    index.rankAll(from: walk[step % walk.count])
+                    blackHole(index.distance(atRank: min(19, n - 1)))
+                    step += 1
+                }
+            }
+        }
         Benchmark("Proximity moves N=\(n)", configuration: configuration) { benchmark in
             var index = RankingIndex(coordinates: benchmarkPlaces(n))
             var diff = OrderDiff()
