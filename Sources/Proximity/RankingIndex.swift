@@ -149,13 +149,23 @@ public struct RankingIndex {
     @inline(__always)
     private func orderingDistance(_ i: Int, _ w: Walker) -> Double {
         let t = Int(tieRank[i])
-        let d = w.distance(x[t], y[t], z[t])
-        let mm = d * 1000
+        return Self.rankingDistance(w, x[t], y[t], z[t], geodesic, coordinates, i).distance
+    }
+
+    /// The distance to a place at ECEF (`px`, `py`, `pz`) and the millimetre it
+    /// rounds to: the chord series, or Karney's method (`places[place]`) within
+    /// the tolerance of a half millimetre and beyond 20 km.
+    @inline(__always)
+    static func rankingDistance(_ w: Walker, _ px: Double, _ py: Double, _ pz: Double, _ karney: Geodesic,
+                                _ places: [Coordinate], _ place: Int) -> (distance: Double, millimetres: UInt64) {
+        var d = w.distance(px, py, pz)
+        var mm = d * 1000
         let fraction = mm - Double(Int64(mm))
         if d > GeodesicDistanceFrame.exactRange || abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
-            return geodesic.distance(w.coordinate, coordinates[i])
+            d = karney.distance(w.coordinate, places[place])
+            mm = d * 1000
         }
-        return d
+        return (d, UInt64(mm + 0.5))
     }
 
     // MARK: Full order
@@ -176,15 +186,8 @@ public struct RankingIndex {
                         distanceByTie.withUnsafeMutableBufferPointer { ds in
                             keys.withUnsafeMutableBufferPointer { ks in
                                 for t in 0..<n {
-                                    var d = w.distance(xs[t], ys[t], zs[t])
-                                    var mm = d * 1000
-                                    let fraction = mm - Double(Int64(mm))
-                                    if d > GeodesicDistanceFrame.exactRange || abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
-                                        d = karney.distance(walker, places[Int(back[t])])
-                                        mm = d * 1000
-                                    }
+                                    let (d, rounded) = Self.rankingDistance(w, xs[t], ys[t], zs[t], karney, places, Int(back[t]))
                                     ds[t] = d
-                                    let rounded = UInt64(mm + 0.5)
                                     ks[t] = rounded << 32 | UInt64(t)
                                     if rounded > maxMM { maxMM = rounded }
                                 }
@@ -238,15 +241,8 @@ public struct RankingIndex {
                                             var localMax: UInt64 = 0
                                             var i = lo
                                             while i < hi {
-                                                var d = w.distance(xs[i], ys[i], zs[i])
-                                                var mm = d * 1000
-                                                let fraction = mm - Double(Int64(mm))
-                                                if d > GeodesicDistanceFrame.exactRange || abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
-                                                    d = karney.distance(w.coordinate, places[Int(back[i])])
-                                                    mm = d * 1000
-                                                }
+                                                let (d, rounded) = Self.rankingDistance(w, xs[i], ys[i], zs[i], karney, places, Int(back[i]))
                                                 ds[i] = d
-                                                let rounded = UInt64(mm + 0.5)
                                                 ks[i] = rounded << 32 | UInt64(i)
                                                 c[Int(rounded & 4095)] += 1
                                                 if rounded > localMax { localMax = rounded }

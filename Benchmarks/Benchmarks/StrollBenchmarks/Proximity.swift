@@ -34,21 +34,11 @@ func registerProximity() {
         let big = n >= 100_000
         let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal, .throughput],
                                                     scalingFactor: .one, maxDuration: .seconds(big ? 10 : 3), maxIterations: big ? 60 : 100_000)
-        Benchmark("Proximity full N=\(n)", configuration: configuration) { benchmark in
-            var index = RankingIndex(coordinates: benchmarkPlaces(n))
-            var step = 0
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                index.rankAll(from: walk[step % walk.count])
-                blackHole(index.distance(atRank: min(19, n - 1)))
-                step += 1
-            }
-        }
-        if big {
-            // The same on one thread (the default above uses every core from 100 000 places on).
-            Benchmark("Proximity full N=\(n) threads=1", configuration: configuration) { benchmark in
+        // Every core (the default: split from 100 000 places on), and one thread at the sizes where that differs.
+        for threads in big ? [0, 1] : [0] {
+            Benchmark("Proximity full N=\(n)" + (threads == 1 ? " threads=1" : ""), configuration: configuration) { benchmark in
                 var index = RankingIndex(coordinates: benchmarkPlaces(n))
-                index.threads = 1
+                if threads > 0 { index.threads = threads }
                 var step = 0
                 benchmark.startMeasurement()
                 for _ in benchmark.scaledIterations {
