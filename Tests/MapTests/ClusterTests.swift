@@ -214,9 +214,10 @@ struct ClusterTests {
     }
 }
 
-/// Run by `make test-large` (release): a million pins at one coordinate.
-@Suite("Large: a million clustered pins", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
-struct LargeClusterTests {
+/// Run by `make test-large` (release), in a process of its own: the large-file
+/// tests measure their process's peak memory, which this must not raise.
+@Suite("A million clustered pins", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
+struct MillionPinsClusterTests {
     @Test("a million pins at one coordinate cluster into one, looking at each pin about once")
     func millionAtOnePoint() throws {
         let c = try Coordinate(latitude: 53.4, longitude: -2.97)
