@@ -19,9 +19,10 @@ import SpatialIndex
 /// **Cost.** One pass of arithmetic per place for the full order, then a
 /// least-significant-digit radix sort of 64-bit keys (millimetres above the
 /// tie rank); small sets use insertion sort from the previous order, which is
-/// nearly sorted. The k nearest and region queries use a latitude–longitude
-/// grid and touch only nearby cells. Nothing is allocated per update once
-/// the buffers have grown.
+/// nearly sorted. From ``parallelThreshold`` places on, the distances and
+/// the radix sort are split across ``threads`` (every core by default). The
+/// k nearest and region queries use a latitude–longitude grid and touch only
+/// nearby cells. Nothing is allocated per update once the buffers have grown.
 public struct RankingIndex {
     public let count: Int
     /// Coordinates by place index.
