@@ -42,7 +42,7 @@ test: deps test-tools
 test-large: deps
 	$(SWIFT) build -c release --product stroll
 	STROLL_LARGE=1 STROLL_BIN=$$($(SWIFT) build -c release --show-bin-path)/stroll $(SWIFT) test -c release --filter Large
-	STROLL_LARGE=1 $(SWIFT) test -c release --filter MillionPins
+	STROLL_LARGE=1 $(SWIFT) test -c release --filter Million
 
 bench: deps
 	cd $(BENCH_DIR) && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -155,3 +155,35 @@ struct RankingIndexTests {
         }
     }
 }
+
+/// Run by `make test-large` (release) in a process of its own: a million places.
+@Suite("A million places, exact", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
+struct MillionPlacesRankingTests {
+    @Test("the full order of a million places on two threads equals one thread's, and sampled rows agree with Karney")
+    func millionPlaces() throws {
+        let p = RankingIndexTests.places(1_000_000, seed: 21)
+        var two = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        two.threads = 2
+        var one = two
+        one.threads = 1
+        var rng = SplitMix64(seed: 22)
+        var walker = try Coordinate(latitude: 53.40, longitude: -2.97)
+        for step in 0..<3 {
+            walker = Geodesic.wgs84.direct(from: walker, azimuth: rng.uniform(0, 360), distance: 400).coordinate
+            two.rankAll(from: walker)
+            one.rankAll(from: walker)
+            #expect(two.order == one.order, "step \(step)")
+            func mm(_ r: Int) -> Int64 { Int64((Geodesic.wgs84.distance(walker, p.coordinates[Int(two.order[r])]) * 1000).rounded()) }
+            for _ in 0..<2000 {
+                let r = Int(rng.next() % UInt64(p.coordinates.count - 1))
+                let exact = Geodesic.wgs84.distance(walker, p.coordinates[Int(two.order[r])])
+                #expect(abs(two.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance)
+                // Neighbouring rows in Karney's millimetres, then name, then id.
+                let a = Int(two.order[r]), b = Int(two.order[r + 1])
+                let (ma, mb) = (mm(r), mm(r + 1))
+                let tieFirst = p.names[a] != p.names[b] ? ProximityEngine.scalarLess(p.names[a], p.names[b]) : ProximityEngine.scalarLess(p.ids[a], p.ids[b])
+                #expect(ma < mb || (ma == mb && tieFirst), "rows \(r) and \(r + 1) at step \(step)")
+            }
+        }
+    }
+}
