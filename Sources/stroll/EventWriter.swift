@@ -21,6 +21,14 @@ struct EventWriter {
     private var screen: [String: [String]] = [:]
     private var lastLocation: Location?
 
+    /// The time shown for an event: the walk's own (since its first fix). In
+    /// virtual time that is the event's `t`; with --realtime `t` is the wall
+    /// clock's, so the walk's time of the last delivered fix is shown instead.
+    private func shown(_ t: Double) -> Double {
+        guard realtime, let l = lastLocation else { return t }
+        return l.timestamp - startTime
+    }
+
     init(format: String, realtime: Bool, groups: [String]) {
         jsonl = format == "jsonl"
         self.groups = groups
@@ -45,13 +53,13 @@ struct EventWriter {
         case .filtered, .map:
             break
         case .region(let id, let entered, let initial, let t):
-            if !redraw { print("\(Self.clock(t))  region \(id): \(entered ? (initial ? "inside at start" : "entered") : "exited")") }
+            if !redraw { print("\(Self.clock(shown(t)))  region \(id): \(entered ? (initial ? "inside at start" : "entered") : "exited")") }
         case .pause(let t):
-            if !redraw { print("\(Self.clock(t))  updates paused (standing still)") }
+            if !redraw { print("\(Self.clock(shown(t)))  updates paused (standing still)") }
         case .resume(let t):
-            if !redraw { print("\(Self.clock(t))  updates resumed") }
+            if !redraw { print("\(Self.clock(shown(t)))  updates resumed") }
         case .error(let e, let t):
-            printError("\(Self.clock(t))  \(e.code.rawValue): \(e.message)")
+            printError("\(Self.clock(shown(t)))  \(e.code.rawValue): \(e.message)")
         case .summary(let s):
             summary(s)
         }
@@ -76,7 +84,7 @@ struct EventWriter {
     /// The ranked list: `*` the nearest, `▲`/`▼` rows that moved up or down, `+` new rows.
     private func table(_ u: RankingUpdate, group: String, t: Double) -> [String] {
         var lines: [String] = []
-        let clock = Self.clock(t)
+        let clock = Self.clock(shown(t))
         let position = lastLocation.map { String(format: "%.5f, %.5f", $0.coordinate.latitude, $0.coordinate.longitude) } ?? ""
         lines.append("")
         lines.append("\(clock)  \(position)  \(group)\(u.changed ? "" : " (unchanged)")")

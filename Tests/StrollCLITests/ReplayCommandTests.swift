@@ -45,6 +45,22 @@ struct ReplayCommandTests {
         #expect(centre["lat"] == first?["lat"] as? Double && centre["lon"] == first?["lon"] as? Double, "the first map event centres on the first fix")
     }
 
+    @Test("with --realtime the table shows the walk's time, as without it, not the wall clock's")
+    func realtimeShowsWalkTime() async throws {
+        func headers(_ extra: [String]) async throws -> [String] {
+            let run = try await StrollBinary.run(["replay", "traces/campus-loop.gpx"] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            // "HH:MM:SS  lat, lon  group": the time and the position of every list shown.
+            return run.stdout.split(separator: "\n").map(String.init).filter { $0.range(of: #"^\d\d:\d\d:\d\d  -?\d"#, options: .regularExpression) != nil }
+        }
+        let virtual = try await headers([])
+        let paced = try await headers(["--realtime", "--speed", "20000"])
+        #expect(virtual.count > 3)
+        #expect(paced == virtual)
+        // The walk lasts minutes; at 20 000x the wall clock never reaches a second.
+        #expect(virtual.last?.hasPrefix("00:00:00") == false)
+    }
+
     @Test("the same seed gives byte-identical output, another seed does not")
     func seeds() async throws {
         let a = try await StrollBinary.run(["replay", walk, "--noise", "gaussian", "--seed", "1", "--format", "jsonl"])
