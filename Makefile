@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -67,21 +67,27 @@ test-serve: deps
 # `stroll replay --cluster` against pysupercluster (an independent C++
 # implementation of the same algorithm) on random pins and the CityBike
 # stations: clusters, members, positions and expansion zooms at every zoom.
-# pysupercluster, numpy and shapely go in a virtual environment in .build.
+# pysupercluster, numpy, shapely and junitparser go in a virtual environment in .build.
 PYENV := .build/python-peers
-$(PYENV)/ready:
+$(PYENV)/ready-2:
 	python3 -m venv $(PYENV)
-	$(PYENV)/bin/pip install -q numpy shapely setuptools wheel
+	$(PYENV)/bin/pip install -q numpy shapely junitparser setuptools wheel
 	$(PYENV)/bin/pip install -q --no-build-isolation pysupercluster
 	touch $@
 
-test-clusters: deps $(PYENV)/ready
+test-clusters: deps $(PYENV)/ready-2
 	$(SWIFT) build -c release --product stroll
 	$(PYENV)/bin/python Tests/clusters/check_clusters.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
+# `stroll batch --verify-dir --junit` on the bundled walks and the real
+# traces, its JUnit file read by junitparser (an independent reader).
+test-junit: deps $(PYENV)/ready-2
+	$(SWIFT) build -c release --product stroll
+	$(PYENV)/bin/python Tests/batch/check_junit.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.
-bench-peers: deps $(PYENV)/ready
+bench-peers: deps $(PYENV)/ready-2
 	$(SWIFT) build -c release --product stroll
 	$(PYENV)/bin/python Benchmarks/peers/map_peers.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 

@@ -61,7 +61,8 @@ public enum TraceWriter {
         return zoneless ? String(text.dropLast()) : text
     }
 
-    /// Text escaped for XML content and attribute values.
+    /// Text escaped for XML content and attribute values (control characters,
+    /// which XML 1.0 does not allow, become spaces).
     public static func escape(_ s: String) -> String {
         var out = ""
         for c in s.unicodeScalars {
@@ -70,6 +71,7 @@ public enum TraceWriter {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
+            case let c where c.value < 0x20 && c != "\n" && c != "\t" && c != "\r": out += " "
             default: out.unicodeScalars.append(c)
             }
         }

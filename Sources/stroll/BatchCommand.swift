@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ChildProcess
+import Traces
 
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,10 +19,21 @@ struct BatchCommand: AsyncParsableCommand {
         rest cancelled (exit code 130). Running the same batch again skips the traces \
         already done. With --timeout a replay still running after that many seconds is \
         killed and fails. A replay that exits non-zero or is killed by a signal fails with \
-        that reason. Exit code 1 when a trace failed.
+        that reason. Exit code 1 when a trace failed or diverged.
 
-        Example:
+        Every option of `stroll replay` that shapes the run (places, groups, accuracy, \
+        distance filter, rate, noise and seed, regions, region span, follow, sort, within, \
+        select, clusters) applies to every walk; the places, groups, regions and selection \
+        are checked once, before any replay starts. --record-dir DIR writes each walk's \
+        golden timeline to DIR/<walk's file name>.json; --verify-dir DIR checks each walk \
+        against its golden there: a walk whose order changes differ is `diverged`, with \
+        the first divergence as its reason, and a walk without a golden fails. --junit \
+        FILE writes a JUnit XML report (a test case per walk) for CI systems.
+
+        Examples:
           stroll batch traces/*.gpx --jobs 3 --out runs
+          stroll batch traces/*.gpx --out runs --places cafes.json --record-dir goldens
+          stroll batch traces/*.gpx --out runs --places cafes.json --verify-dir goldens --junit report.xml
         """
     )
 
@@ -37,21 +49,57 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Time limit for each replay; a replay still running then is killed and fails.", valueName: "SECONDS"))
     var timeout: Double?
 
+    @OptionGroup var simulation: SimulationOptions
+
+    @Option(name: .customLong("record-dir"), help: ArgumentHelp("Write each walk's golden timeline to DIR/<walk's file name>.json.", valueName: "DIR"))
+    var recordDir: String?
+
+    @Option(name: .customLong("verify-dir"), help: ArgumentHelp("Check each walk against DIR/<walk's file name>.json.", valueName: "DIR"))
+    var verifyDir: String?
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report: a test case per walk.", valueName: "FILE"))
+    var junit: String?
+
+    @OptionGroup var logging: VerboseOption
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard !traces.isEmpty else { throw ValidationError("name at least one trace") }
         if let timeout { guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") } }
+        guard recordDir == nil || verifyDir == nil else { throw ValidationError("--record-dir and --verify-dir cannot be given together: record goldens, then verify against them") }
     }
 
     func run() async throws {
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            printError("error: cannot create \(out): \(error.localizedDescription)")
-            throw StrollExit.missingInput
+        // The options are checked once, before any replay starts.
+        _ = try simulation.loadPlaces(log: logging.logger("stroll.batch"))
+        if let dir = verifyDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                printError("error: --verify-dir \(dir): no such directory")
+                throw StrollExit.missingInput
+            }
         }
-        var batch = Batch(traces: traces, directory: out, jobs: jobs, timeLimit: timeout)
+        for dir in [out] + [recordDir].compactMap({ $0 }) {
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                printError("error: cannot create \(dir): \(error.localizedDescription)")
+                throw StrollExit.missingInput
+            }
+        }
+        let goldens = recordDir.map { Batch.Goldens.record($0) } ?? verifyDir.map { Batch.Goldens.verify($0) }
+        var batch = Batch(traces: traces, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens)
+        let started = Date()
         let failed = await batch.run()
+        batch.printSummary(seconds: Date().timeIntervalSince(started))
+        if let junit {
+            do {
+                try TraceWriter.writeAtomically(batch.junitXML(seconds: Date().timeIntervalSince(started)), to: junit)
+            } catch {
+                printError("error: cannot write \(junit): \(error.localizedDescription)")
+                throw StrollExit.internalError
+            }
+        }
         if batch.items.contains(where: { $0.status == .cancelled }) { throw ExitCode(130) }
         if failed > 0 { throw StrollExit.checkFailed }
     }
@@ -60,7 +108,14 @@ struct BatchCommand: AsyncParsableCommand {
 /// One batch run: a queue of traces, at most `jobs` child processes at once.
 struct Batch {
     enum Status: String, Codable {
-        case queued, running, done, failed, cancelled
+        /// `diverged`: the walk ran, and its order changes differ from its golden.
+        case queued, running, done, diverged, failed, cancelled
+    }
+
+    /// Goldens per walk: written, or checked, in a directory.
+    enum Goldens {
+        case record(String)
+        case verify(String)
     }
 
     struct Item: Codable {
@@ -69,6 +124,8 @@ struct Batch {
         var status: Status
         var reason: String?
         var outputs: [String]
+        /// How long its replay took.
+        var seconds: Double?
     }
 
     struct StatusFile: Codable {
@@ -81,20 +138,27 @@ struct Batch {
     let jobs: Int
     /// Seconds a replay may run before it is killed; nil for no limit.
     let timeLimit: Double?
+    /// The replay options every walk gets.
+    let replayArguments: [String]
+    let goldens: Goldens?
+    private var startedAt: [Int: Date] = [:]
 
-    init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil) {
+    init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil, replayArguments: [String] = [], goldens: Goldens? = nil) {
         self.directory = directory
         self.jobs = jobs
         self.timeLimit = timeLimit
+        self.replayArguments = replayArguments
+        self.goldens = goldens
         var stems: [String: Int] = [:]
         items = traces.map { trace in
             var stem = ((trace as NSString).lastPathComponent as NSString).deletingPathExtension
             stems[stem, default: 0] += 1
             if let n = stems[stem], n > 1 { stem += "-\(n)" }
-            return Item(trace: trace, stem: stem, status: .queued, reason: nil, outputs: [])
+            return Item(trace: trace, stem: stem, status: .queued, reason: nil, outputs: [], seconds: nil)
         }
-        // Resume: what an earlier run finished (and whose outputs are still there) is not redone.
-        if let data = FileManager.default.contents(atPath: statusPath), let previous = try? JSONDecoder().decode(StatusFile.self, from: data) {
+        // Resume: what an earlier run finished (and whose outputs are still there) is not redone
+        // (a batch that records or verifies goldens always replays every walk).
+        if goldens == nil, let data = FileManager.default.contents(atPath: statusPath), let previous = try? JSONDecoder().decode(StatusFile.self, from: data) {
             for (k, item) in items.enumerated() {
                 if let old = previous.traces.first(where: { $0.trace == item.trace && $0.stem == item.stem }), old.status == .done,
                    old.outputs.allSatisfy({ FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0)) }) {
@@ -175,9 +239,10 @@ struct Batch {
             interrupt.finish()
             group.cancelAll()
         }
-        let failed = items.filter { $0.status == .failed }.count
+        let failed = items.filter { $0.status == .failed || $0.status == .diverged }.count
         let done = items.filter { $0.status == .done }.count
-        FileHandle.standardOutput.write(Data("batch: \(done) done, \(failed) failed, \(items.filter { $0.status == .cancelled }.count) cancelled; status in \(statusPath)\n".utf8))
+        let diverged = items.filter { $0.status == .diverged }.count
+        FileHandle.standardOutput.write(Data("batch: \(done) done, \(diverged) diverged, \(items.filter { $0.status == .failed }.count) failed, \(items.filter { $0.status == .cancelled }.count) cancelled; status in \(statusPath)\n".utf8))
         if cancelled { FileHandle.standardOutput.write(Data("batch: interrupted; run it again to finish the rest\n".utf8)) }
         return failed
     }
@@ -207,9 +272,26 @@ struct Batch {
             discard(k, status: .failed, reason: "cannot write \(errors)")
             return nil
         }
+        var arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
+            + replayArguments
+        switch goldens {
+        case .record(let dir)?:
+            arguments += ["--record", Self.golden(for: item.trace, in: dir)]
+        case .verify(let dir)?:
+            let golden = Self.golden(for: item.trace, in: dir)
+            guard FileManager.default.fileExists(atPath: golden) else {
+                try? sink.close()
+                try? errorSink.close()
+                discard(k, status: .failed, reason: "no golden timeline \(golden) to verify against (record one with --record-dir)")
+                return nil
+            }
+            arguments += ["--verify", golden]
+        case nil:
+            break
+        }
         items[k].status = .running
+        startedAt[k] = Date()
         announce(items[k])
-        let arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
         return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit)
     }
 
@@ -239,7 +321,13 @@ struct Batch {
         announce(items[k])
     }
 
+    /// A walk's golden: named after its file name, extension included, so walk.gpx and walk.csv keep their own.
+    static func golden(for trace: String, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent((trace as NSString).lastPathComponent + ".json")
+    }
+
     private mutating func finish(_ k: Int, status: ChildExit) {
+        if let began = startedAt[k] { items[k].seconds = Date().timeIntervalSince(began) }
         let partial = output(".\(items[k].stem).jsonl.partial")
         let errorsPath = output(".\(items[k].stem).stderr")
         let stderr = FileManager.default.contents(atPath: errorsPath) ?? Data()
@@ -257,6 +345,14 @@ struct Batch {
                 items[k].status = .failed
                 items[k].reason = "cannot keep the output: \(error.localizedDescription)"
             }
+        case (1, nil) where Self.divergence(in: stderr) != nil:
+            // Verified against its golden, and different: the first divergence is the reason.
+            let final = output("\(items[k].stem).jsonl")
+            if FileManager.default.fileExists(atPath: final) { try? FileManager.default.removeItem(atPath: final) }
+            try? FileManager.default.moveItem(atPath: partial, toPath: final)
+            items[k].status = .diverged
+            items[k].reason = Self.divergence(in: stderr)
+            items[k].outputs = ["\(items[k].stem).jsonl", "\(items[k].stem).geojson", "\(items[k].stem).svg"]
         case (let code, nil):
             // The reason: the replay's first line on standard error, else its error event.
             var message = String(decoding: stderr, as: UTF8.self).split(separator: "\n").first.map(String.init)
@@ -279,6 +375,51 @@ struct Batch {
             items[k].reason = "killed by signal \(number)\(strsignal(number).map { " (\(String(cString: $0)))" } ?? "")"
         }
         announce(items[k])
+    }
+
+    /// The first divergence `replay --verify` printed, if it printed one.
+    static func divergence(in stderr: Data) -> String? {
+        String(decoding: stderr, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("verify: ") && !$0.hasSuffix("order changes match") }.map(String.init)
+    }
+
+    /// The table at the end: walks, passed, diverged, failed, cancelled, time.
+    func printSummary(seconds: Double) {
+        func count(_ s: Status) -> Int { items.filter { $0.status == s }.count }
+        let rows = [("walks", "\(items.count)"), ("passed", "\(count(.done))"), ("diverged", "\(count(.diverged))"), ("failed", "\(count(.failed))"),
+                    ("cancelled", "\(count(.cancelled))"), ("time", String(format: "%.1f s", seconds))]
+        var text = ""
+        for (name, value) in rows { text += "  \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(value)\n" }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// JUnit XML as GitHub Actions, GitLab and Jenkins read it: one test suite,
+    /// a test case per walk with its time; a divergence or failure as the
+    /// failure's message; cancelled walks skipped.
+    func junitXML(seconds: Double) -> String {
+        let escape = TraceWriter.escape
+        let failures = items.filter { $0.status == .diverged }.count
+        let errors = items.filter { $0.status == .failed }.count
+        let skipped = items.filter { $0.status == .cancelled || $0.status == .queued }.count
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"stroll batch\" tests=\"\(items.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        xml += "  <testsuite name=\"stroll batch\" tests=\"\(items.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        for item in items {
+            let time = String(format: "%.3f", item.seconds ?? 0)
+            xml += "    <testcase classname=\"stroll.batch\" name=\"\(escape(item.trace))\" time=\"\(time)\""
+            let reason = escape(item.reason ?? "")
+            switch item.status {
+            case .done:
+                xml += "/>\n"
+            case .diverged:
+                xml += ">\n      <failure message=\"\(reason)\" type=\"diverged\">\(reason)</failure>\n    </testcase>\n"
+            case .failed:
+                xml += ">\n      <error message=\"\(reason)\" type=\"failed\">\(reason)</error>\n    </testcase>\n"
+            case .cancelled, .queued, .running:
+                xml += ">\n      <skipped message=\"\(reason.isEmpty ? "not run" : reason)\"/>\n    </testcase>\n"
+            }
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
     }
 
     private func announce(_ item: Item, note: String? = nil) {

@@ -30,6 +30,9 @@ struct ReplayCommand: AsyncParsableCommand {
         """
     )
 
+    @Argument(help: "GPX, CSV or any trace format (default: the bundled Lime Street to campus walk).")
+    var trace: String?
+
     @OptionGroup var simulation: SimulationOptions
 
     @Option(help: ArgumentHelp("Replay speed multiplier with --realtime.", valueName: "X"))

@@ -36,6 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
         """
     )
 
+    @Argument(help: "GPX, CSV or any trace format (default: the bundled Lime Street to campus walk).")
+    var trace: String?
+
     @OptionGroup var simulation: SimulationOptions
 
     @Option(help: ArgumentHelp("gpsd's JSON protocol on this address (default 127.0.0.1:2947, or a free port when taken).", valueName: "HOST:PORT"))
@@ -68,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let log = logging.logger("stroll.serve")
-        let inputs = try simulation.load(log: log)
+        let inputs = try simulation.load(trace: trace, log: log)
         let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored,
                                                      sortMode: simulation.sort ?? .distance, select: inputs.selectID)
         let name = (inputs.tracePath as NSString).lastPathComponent

@@ -8,12 +8,9 @@ import Proximity
 import Replay
 import Traces
 
-/// What `replay` and `serve` simulate: the trace, the places, and the location
-/// manager's and the map's settings.
+/// What `replay`, `serve` and `batch` simulate besides the trace: the places,
+/// and the location manager's and the map's settings.
 struct SimulationOptions: ParsableArguments {
-    @Argument(help: "GPX or CSV trace (default: the bundled Lime Street to campus walk).")
-    var trace: String?
-
     @Option(name: .customLong("places"), help: ArgumentHelp("Places: the CoffeeShop13 .plist, .json or .csv; repeatable.", valueName: "FILE"))
     var places: [String] = []
 
@@ -114,7 +111,7 @@ extension SimulationOptions {
     /// Reads the trace, the places and the regions, and resolves the groups and
     /// the selection; errors are printed and become the contract's exit codes.
     /// `onTraceError` runs before a trace that cannot be read ends the command.
-    func load(log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
+    func load(trace: String?, log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
         let tracePath = trace ?? Bundled.path(Bundled.walk)
         log.debug("reading trace \(tracePath)")
         let trace: Trace
@@ -127,6 +124,13 @@ extension SimulationOptions {
         }
         log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
         for note in trace.notes { log.info("\(note)") }
+        let (set, activeGroups, monitored, selectID) = try loadPlaces(log: log)
+        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(noise) (seed \(seed))")
+        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID)
+    }
+
+    /// The places, the active groups, the monitored regions and the selection, checked.
+    func loadPlaces(log: Logger) throws -> (PlaceSet, [String], [MonitoredRegion], String?) {
         var set = PlaceSet()
         let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
         for file in placeFiles {
@@ -170,8 +174,25 @@ extension SimulationOptions {
                 throw StrollExit.usage
             }
         }
-        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(noise) (seed \(seed))")
-        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID)
+        return (set, activeGroups, monitored, selectID)
+    }
+
+    /// The options as command-line arguments again, for a child `stroll replay`
+    /// (batch). Every option is here; the tests parse them back and compare.
+    var arguments: [String] {
+        var a: [String] = []
+        for p in places { a += ["--places", p] }
+        for g in groups { a += ["--group", g] }
+        a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
+              "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
+              "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]
+        if let regions { a += ["--regions", regions] }
+        if follow { a.append("--follow") }
+        if cluster { a.append("--cluster") }
+        if let select { a += ["--select", select] }
+        if let sort { a += ["--sort", sort.rawValue] }
+        if let within { a += ["--within", "\(within)"] }
+        return a
     }
 
     /// The replay's configuration for these options.

@@ -65,6 +65,83 @@ struct BatchCommandTests {
         #expect(bad.status == 1 && bad.stdout.contains("[failed]") && bad.stdout.contains("no usable fix"))
     }
 
+    @Test("every replay option applies to every walk: the same events as separate stroll replay runs")
+    func replayOptions() async throws {
+        let out = try directory()
+        let walks = ["traces/campus-loop.gpx", "traces/pier-head-to-guild.gpx", "traces/lime-street-to-campus.csv"].map { packageRoot.appendingPathComponent($0).path }
+        let options = ["--places", fixture("lecture-theatres.json"), "--noise", "gaussian", "--seed", "7", "--rate", "2", "--follow", "--within", "900", "--sort", "distance"]
+        let run = try await StrollBinary.run(["batch"] + walks + ["--jobs", "2", "--out", out.path] + options)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for walk in walks {
+            let alone = try await StrollBinary.run(["replay", walk, "--format", "jsonl"] + options)
+            let stem = ((walk as NSString).lastPathComponent as NSString).deletingPathExtension
+            let batched = try String(contentsOf: out.appendingPathComponent("\(stem).jsonl"), encoding: .utf8)
+            #expect(batched == alone.stdout, "\(walk)")
+            #expect(batched.contains("\"group\":\"lecture-theatres\"") && !batched.contains("\"group\":\"liverpool\""))
+        }
+    }
+
+    @Test("goldens per walk: --record-dir, then --verify-dir passes; moved places make exactly the walks whose own --verify fails diverge, in the exit code and the JUnit file")
+    func goldens() async throws {
+        let dir = try directory()
+        let goldens = dir.appendingPathComponent("goldens").path
+        let walks = ["traces/campus-loop.gpx", "traces/pier-head-to-guild.gpx", "traces/lime-street-to-campus.csv", "traces/lime-street-to-campus.gpx"]
+            .map { packageRoot.appendingPathComponent($0).path }
+        let places = fixture("lecture-theatres.json")
+        let recorded = try await StrollBinary.run(["batch"] + walks + ["--out", dir.appendingPathComponent("a").path, "--places", places, "--record-dir", goldens])
+        #expect(recorded.status == 0, "\(recorded.stdout)")
+        // walk.gpx and walk.csv keep their own goldens.
+        #expect(FileManager.default.fileExists(atPath: goldens + "/lime-street-to-campus.gpx.json") && FileManager.default.fileExists(atPath: goldens + "/lime-street-to-campus.csv.json"))
+        let junit = dir.appendingPathComponent("report.xml").path
+        let same = try await StrollBinary.run(["batch"] + walks + ["--out", dir.appendingPathComponent("b").path, "--places", places, "--verify-dir", goldens, "--junit", junit])
+        #expect(same.status == 0, "\(same.stdout)")
+        #expect(try String(contentsOfFile: junit, encoding: .utf8).contains("tests=\"4\" failures=\"0\" errors=\"0\" skipped=\"0\""))
+
+        // Ashton moved 200 m north: which walks diverge is what each walk's own replay --verify says.
+        var moved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: places))) as? [[String: Any]])
+        moved[0]["latitude"] = (moved[0]["latitude"] as? Double ?? 0) + 0.0018
+        let movedPath = dir.appendingPathComponent("moved.json").path
+        try JSONSerialization.data(withJSONObject: moved).write(to: URL(fileURLWithPath: movedPath))
+        var expected: [String: Bool] = [:]
+        for walk in walks {
+            let alone = try await StrollBinary.run(["replay", walk, "--format", "jsonl", "--places", movedPath,
+                                                   "--verify", goldens + "/" + (walk as NSString).lastPathComponent + ".json"])
+            expected[walk] = alone.status == 1
+        }
+        #expect(expected.values.contains(true))
+        let changed = try await StrollBinary.run(["batch"] + walks + ["--out", dir.appendingPathComponent("c").path, "--places", movedPath, "--verify-dir", goldens, "--junit", junit])
+        #expect(changed.status == 1)
+        for walk in walks {
+            let diverged = changed.stdout.contains("[diverged] \(walk): verify: ")
+            #expect(diverged == expected[walk], "\(walk)")
+        }
+        let report = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(report.contains("failures=\"\(expected.values.filter { $0 }.count)\""))
+        #expect(report.components(separatedBy: "<failure ").count - 1 == expected.values.filter { $0 }.count)
+
+        // A walk without a golden fails with its own reason; the others still run.
+        let extra = packageRoot.appendingPathComponent("traces/bold-street-long-stop.gpx").path
+        let missing = try await StrollBinary.run(["batch", extra, walks[0], "--out", dir.appendingPathComponent("d").path, "--places", places, "--verify-dir", goldens])
+        #expect(missing.status == 1 && missing.stdout.contains("[failed] \(extra): no golden timeline"))
+        #expect(missing.stdout.contains("[done] \(walks[0])"))
+    }
+
+    @Test("bad options fail the batch at once, before any replay: exit 64 or 66 with the reason, no output folder")
+    func badOptions() async throws {
+        let dir = try directory()
+        let walk = packageRoot.appendingPathComponent("traces/campus-loop.gpx").path
+        let out = dir.appendingPathComponent("never").path
+        let both = try await StrollBinary.run(["batch", walk, "--out", out, "--record-dir", dir.path, "--verify-dir", dir.path])
+        #expect(both.status == 64 && both.stderr.contains("--record-dir and --verify-dir"))
+        let noPlaces = try await StrollBinary.run(["batch", walk, "--out", out, "--places", dir.appendingPathComponent("nope.json").path])
+        #expect(noPlaces.status == 66 && noPlaces.stderr.contains("nope.json"))
+        let group = try await StrollBinary.run(["batch", walk, "--out", out, "--group", "atlantis"])
+        #expect(group.status == 64 && group.stderr.contains("atlantis"))
+        let notForBatch = try await StrollBinary.run(["batch", walk, "--out", out, "--format", "jsonl"])
+        #expect(notForBatch.status == 64 && notForBatch.stderr.contains("--format"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test("interrupted midway and run again, it completes without redoing finished traces")
     func interruptAndResume() async throws {
         let out = try directory()

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks `stroll batch --junit` with junitparser, an independent JUnit XML
+reader (the format GitHub Actions, GitLab and Jenkins read).
+
+A suite of the bundled walks and the real device traces is recorded with
+--record-dir, then verified twice with --verify-dir and --junit: unchanged
+(every case passes), and with one lecture theatre moved 200 m (the walks
+whose own `stroll replay --verify` fails must be exactly the failures, each
+with its first divergence as the message). A walk with no golden is an error.
+
+usage: check_junit.py STROLL
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def main():
+    stroll = sys.argv[1]
+    walks = sorted(os.path.join(ROOT, "traces", f) for f in os.listdir(os.path.join(ROOT, "traces")) if f.endswith((".gpx", ".csv")))
+    real = os.path.join(ROOT, "Fixtures", "real-traces")
+    walks += sorted(os.path.join(d, f) for d, _, files in os.walk(real) for f in files
+                    if f.endswith((".gpx", ".csv", ".kml", ".tcx", ".geojson", ".nmea", ".plt")))
+    places = os.path.join(ROOT, "Fixtures", "lecture-theatres.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        goldens = os.path.join(tmp, "goldens")
+        r = run([stroll, "batch", *walks, "--out", os.path.join(tmp, "a"), "--places", places, "--record-dir", goldens])
+        # Some real traces are broken on purpose (no usable fix): they fail with their reason and are left out of the suite.
+        status = json.load(open(os.path.join(tmp, "a", "status.json")))
+        broken = [t["trace"] for t in status["traces"] if t["status"] == "failed"]
+        assert all("no usable fix" in t["reason"] for t in status["traces"] if t["status"] == "failed"), status
+        assert r.returncode == (1 if broken else 0)
+        walks = [w for w in walks if w not in broken]
+
+        def verify(place_file, name):
+            report = os.path.join(tmp, name + ".xml")
+            r = run([stroll, "batch", *walks, "--out", os.path.join(tmp, name), "--places", place_file, "--verify-dir", goldens, "--junit", report])
+            xml = JUnitXml.fromfile(report)
+            cases = [c for suite in xml for c in suite]
+            return r, cases
+
+        r, cases = verify(places, "same")
+        assert r.returncode == 0, r.stdout
+        assert len(cases) == len(walks) and all(c.is_passed for c in cases), [(c.name, c.result) for c in cases]
+
+        moved = json.load(open(places))
+        moved[0]["latitude"] += 0.0018
+        moved_path = os.path.join(tmp, "moved.json")
+        json.dump(moved, open(moved_path, "w"))
+        expected = set()
+        for w in walks:
+            alone = run([stroll, "replay", w, "--format", "jsonl", "--places", moved_path, "--verify", os.path.join(goldens, os.path.basename(w) + ".json")])
+            if alone.returncode == 1:
+                expected.add(w)
+        assert expected, "moving a theatre changed no walk"
+        r, cases = verify(moved_path, "moved")
+        assert r.returncode == 1
+        failed = {c.name for c in cases if any(isinstance(x, Failure) for x in c.result)}
+        assert failed == expected, (failed, expected)
+        for c in cases:
+            for x in c.result:
+                if isinstance(x, Failure):
+                    assert x.message.startswith("verify: ") and "golden" not in x.message.split(":")[0], x.message
+        assert not any(isinstance(x, (Error, Skipped)) for c in cases for x in c.result)
+        print(f"junit: {len(walks)} walks ({len(broken)} broken traces left out); unchanged all pass; moved theatre: {len(failed)} failures, the same walks as their own --verify")
+
+        # A walk without a golden: an error, not a failure.
+        os.remove(os.path.join(goldens, os.path.basename(walks[0]) + ".json"))
+        r, cases = verify(places, "missing")
+        errors = [c.name for c in cases if any(isinstance(x, Error) for x in c.result)]
+        assert r.returncode == 1 and errors == [walks[0]], errors
+        print("junit: a walk without a golden is an error; the rest pass")
+
+
+if __name__ == "__main__":
+    main()
