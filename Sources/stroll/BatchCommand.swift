@@ -37,8 +37,8 @@ struct BatchCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "GPX or CSV traces.")
-    var traces: [String]
+    @Argument(help: "Traces (any format replay reads); more may come from --plan.")
+    var traces: [String] = []
 
     @Option(help: "How many replays run at once.")
     var jobs: Int = 3
@@ -60,18 +60,42 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write a JUnit XML report: a test case per walk.", valueName: "FILE"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("A JSON plan of walks, each with its own replay options and golden (see docs/CLI.md).", valueName: "FILE"))
+    var plan: String?
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        guard !traces.isEmpty else { throw ValidationError("name at least one trace") }
+        guard !traces.isEmpty || plan != nil else { throw ValidationError("name at least one trace, or a --plan") }
         if let timeout { guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") } }
         guard recordDir == nil || verifyDir == nil else { throw ValidationError("--record-dir and --verify-dir cannot be given together: record goldens, then verify against them") }
     }
 
     func run() async throws {
         // The options are checked once, before any replay starts.
-        _ = try simulation.loadPlaces(log: logging.logger("stroll.batch"))
+        let log = logging.logger("stroll.batch")
+        _ = try simulation.loadPlaces(log: log)
+        var walks = traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }
+        if let plan {
+            let planned = try BatchPlan.load(plan)
+            for walk in planned.walks where !walk.options.isEmpty {
+                // A walk's own options come after the batch's, so they win; checked like the batch's.
+                let combined: SimulationOptions
+                do {
+                    combined = try SimulationOptions.parse(simulation.arguments + walk.options)
+                } catch {
+                    printError("error: \(plan): walk \(walk.trace): \(SimulationOptions.message(for: error))")
+                    throw StrollExit.usage
+                }
+                _ = try combined.loadPlaces(log: log)
+            }
+            walks += planned.walks
+        }
+        for walk in walks where !FileManager.default.fileExists(atPath: walk.trace) {
+            printError("error: \(walk.trace): no such trace\(plan.map { " (in \($0))" } ?? "")")
+            throw StrollExit.missingInput
+        }
         if let dir = verifyDir {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -88,7 +112,7 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
         let goldens = recordDir.map { Batch.Goldens.record($0) } ?? verifyDir.map { Batch.Goldens.verify($0) }
-        var batch = Batch(traces: traces, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens)
+        var batch = Batch(walks: walks, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens)
         let started = Date()
         let failed = await batch.run()
         batch.printSummary(seconds: Date().timeIntervalSince(started))
@@ -126,6 +150,9 @@ struct Batch {
         var outputs: [String]
         /// How long its replay took.
         var seconds: Double?
+        /// Its own replay options and golden, from a plan.
+        var options: [String]?
+        var golden: String?
     }
 
     struct StatusFile: Codable {
@@ -143,18 +170,23 @@ struct Batch {
     let goldens: Goldens?
     private var startedAt: [Int: Date] = [:]
 
-    init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil, replayArguments: [String] = [], goldens: Goldens? = nil) {
+    init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil) {
+        self.init(walks: traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }, directory: directory, jobs: jobs, timeLimit: timeLimit)
+    }
+
+    init(walks: [BatchPlan.Walk], directory: String, jobs: Int, timeLimit: Double? = nil, replayArguments: [String] = [], goldens: Goldens? = nil) {
         self.directory = directory
         self.jobs = jobs
         self.timeLimit = timeLimit
         self.replayArguments = replayArguments
         self.goldens = goldens
         var stems: [String: Int] = [:]
-        items = traces.map { trace in
-            var stem = ((trace as NSString).lastPathComponent as NSString).deletingPathExtension
+        items = walks.map { walk in
+            var stem = ((walk.trace as NSString).lastPathComponent as NSString).deletingPathExtension
             stems[stem, default: 0] += 1
             if let n = stems[stem], n > 1 { stem += "-\(n)" }
-            return Item(trace: trace, stem: stem, status: .queued, reason: nil, outputs: [], seconds: nil)
+            return Item(trace: walk.trace, stem: stem, status: .queued, reason: nil, outputs: [], seconds: nil,
+                        options: walk.options.isEmpty ? nil : walk.options, golden: walk.golden)
         }
         // Resume: what an earlier run finished (and whose outputs are still there) is not redone
         // (a batch that records or verifies goldens always replays every walk).
@@ -273,12 +305,14 @@ struct Batch {
             return nil
         }
         var arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
-            + replayArguments
+            + replayArguments + (item.options ?? [])
         switch goldens {
         case .record(let dir)?:
-            arguments += ["--record", Self.golden(for: item.trace, in: dir)]
+            let golden = item.golden ?? Self.golden(for: item.trace, in: dir)
+            try? FileManager.default.createDirectory(atPath: (golden as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            arguments += ["--record", golden]
         case .verify(let dir)?:
-            let golden = Self.golden(for: item.trace, in: dir)
+            let golden = item.golden ?? Self.golden(for: item.trace, in: dir)
             guard FileManager.default.fileExists(atPath: golden) else {
                 try? sink.close()
                 try? errorSink.close()
@@ -433,5 +467,86 @@ struct Batch {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(StatusFile(jobs: jobs, traces: items)) else { return }
         try? data.write(to: URL(fileURLWithPath: statusPath), options: .atomic)
+    }
+}
+
+/// `--plan FILE`: walks with their own replay options and goldens, kept beside
+/// the walks. `{"walks": [{"trace": "walk.gpx", "options": ["--noise",
+/// "gaussian"], "golden": "goldens/walk.json"}]}` (or the array alone); paths
+/// are relative to the plan's folder; `options` and `golden` may be left out.
+struct BatchPlan: Decodable {
+    struct Walk: Decodable {
+        var trace: String
+        var options: [String]
+        var golden: String?
+
+        init(trace: String, options: [String], golden: String?) {
+            self.trace = trace
+            self.options = options
+            self.golden = golden
+        }
+
+        enum CodingKeys: String, CodingKey { case trace, options, golden }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            trace = try c.decode(String.self, forKey: .trace)
+            options = try c.decodeIfPresent([String].self, forKey: .options) ?? []
+            golden = try c.decodeIfPresent(String.self, forKey: .golden)
+        }
+    }
+
+    var walks: [Walk]
+
+    enum CodingKeys: String, CodingKey { case walks }
+
+    init(walks: [Walk]) {
+        self.walks = walks
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let array = try? decoder.singleValueContainer().decode([Walk].self) {
+            walks = array
+        } else {
+            walks = try decoder.container(keyedBy: CodingKeys.self).decode([Walk].self, forKey: .walks)
+        }
+    }
+
+    /// Reads and checks a plan; errors name the file and the reason (exit 66 missing, 65 not a plan).
+    static func load(_ path: String) throws -> BatchPlan {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            printError("error: \(path): cannot read the plan")
+            throw StrollExit.missingInput
+        }
+        var plan: BatchPlan
+        do {
+            plan = try JSONDecoder().decode(BatchPlan.self, from: data)
+        } catch let error as DecodingError {
+            printError("error: \(path): not a plan: \(Self.describe(error))")
+            throw StrollExit.badInput
+        } catch {
+            printError("error: \(path): not a plan: \(error.localizedDescription)")
+            throw StrollExit.badInput
+        }
+        guard !plan.walks.isEmpty else {
+            printError("error: \(path): the plan lists no walks")
+            throw StrollExit.badInput
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        func resolve(_ p: String) -> String { p.hasPrefix("/") || folder.isEmpty ? p : (folder as NSString).appendingPathComponent(p) }
+        for k in plan.walks.indices {
+            plan.walks[k].trace = resolve(plan.walks[k].trace)
+            plan.walks[k].golden = plan.walks[k].golden.map(resolve)
+        }
+        return plan
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let c): return c.underlyingError.map { "not JSON (\($0.localizedDescription))" } ?? c.debugDescription
+        case .keyNotFound(let key, let c): return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): missing \"\(key.stringValue)\""
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
+        @unknown default: return "\(error)"
+        }
     }
 }

@@ -126,6 +126,44 @@ struct BatchCommandTests {
         #expect(missing.stdout.contains("[done] \(walks[0])"))
     }
 
+    @Test("a --plan: walks with their own options and goldens, paths beside the plan; a walk's options win over the batch's")
+    func plan() async throws {
+        let dir = try directory()
+        for name in ["campus-loop.gpx", "pier-head-to-guild.gpx"] {
+            try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("traces/\(name)").path, toPath: dir.appendingPathComponent(name).path)
+        }
+        let planPath = dir.appendingPathComponent("plan.json").path
+        try Data("""
+        {"walks": [
+          {"trace": "campus-loop.gpx", "options": ["--noise", "gaussian", "--seed", "3"]},
+          {"trace": "pier-head-to-guild.gpx", "golden": "kept/pier.json", "options": ["--group", "lecture-theatres"]}
+        ]}
+        """.utf8).write(to: URL(fileURLWithPath: planPath))
+        let goldens = dir.appendingPathComponent("goldens").path
+        let recorded = try await StrollBinary.run(["batch", "--plan", planPath, "--out", dir.appendingPathComponent("a").path, "--record-dir", goldens, "--noise", "none"])
+        #expect(recorded.status == 0, "\(recorded.stdout)\(recorded.stderr)")
+        #expect(FileManager.default.fileExists(atPath: goldens + "/campus-loop.gpx.json"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("kept/pier.json").path))
+        // The walk's own --noise gaussian --seed 3 won over the batch's --noise none.
+        let alone = try await StrollBinary.run(["replay", dir.appendingPathComponent("campus-loop.gpx").path, "--format", "jsonl", "--noise", "gaussian", "--seed", "3"])
+        #expect(try String(contentsOf: dir.appendingPathComponent("a/campus-loop.jsonl"), encoding: .utf8) == alone.stdout)
+        let verified = try await StrollBinary.run(["batch", "--plan", planPath, "--out", dir.appendingPathComponent("b").path, "--verify-dir", goldens, "--noise", "none"])
+        #expect(verified.status == 0, "\(verified.stdout)")
+
+        // Bad plans: not JSON (65), a missing walk (66), an option that is not a replay option (64); nothing starts.
+        let bad = dir.appendingPathComponent("bad.json").path
+        try Data("{ walks: ".utf8).write(to: URL(fileURLWithPath: bad))
+        let notJSON = try await StrollBinary.run(["batch", "--plan", bad, "--out", dir.appendingPathComponent("c").path])
+        #expect(notJSON.status == 65 && notJSON.stderr.contains("bad.json: not a plan"))
+        try Data(#"[{"trace": "nowhere.gpx"}]"#.utf8).write(to: URL(fileURLWithPath: bad))
+        let missing = try await StrollBinary.run(["batch", "--plan", bad, "--out", dir.appendingPathComponent("c").path])
+        #expect(missing.status == 66 && missing.stderr.contains("nowhere.gpx: no such trace"))
+        try Data(#"[{"trace": "campus-loop.gpx", "options": ["--format", "jsonl"]}]"#.utf8).write(to: URL(fileURLWithPath: bad))
+        let option = try await StrollBinary.run(["batch", "--plan", bad, "--out", dir.appendingPathComponent("c").path])
+        #expect(option.status == 64 && option.stderr.contains("walk") && option.stderr.contains("--format"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("c").path))
+    }
+
     @Test("bad options fail the batch at once, before any replay: exit 64 or 66 with the reason, no output folder")
     func badOptions() async throws {
         let dir = try directory()

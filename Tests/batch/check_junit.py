@@ -81,6 +81,27 @@ def main():
         assert r.returncode == 1 and errors == [walks[0]], errors
         print("junit: a walk without a golden is an error; the rest pass")
 
+        # 200 walks (the suite's walks copied under new names) with --jobs 2 and the same options
+        # give, walk for walk, the same events as 200 separate replays.
+        many = os.path.join(tmp, "many")
+        os.makedirs(many)
+        copies = []
+        for k in range(200):
+            src = walks[k % len(walks)]
+            dst = os.path.join(many, f"w{k:03d}-{os.path.basename(src)}")
+            with open(src, "rb") as f, open(dst, "wb") as g:
+                g.write(f.read())
+            copies.append(dst)
+        options = ["--places", places, "--noise", "gaussian", "--seed", "11", "--rate", "2", "--follow", "--within", "1500"]
+        r = run([stroll, "batch", *copies, "--jobs", "2", "--out", os.path.join(tmp, "many-out"), *options])
+        assert r.returncode == 0, r.stdout[-2000:]
+        for c in copies:
+            alone = run([stroll, "replay", c, "--format", "jsonl", *options])
+            stem = os.path.splitext(os.path.basename(c))[0]
+            with open(os.path.join(tmp, "many-out", stem + ".jsonl")) as f:
+                assert f.read() == alone.stdout, c
+        print("batch: 200 walks with --jobs 2 give the same events as 200 separate replays")
+
 
 if __name__ == "__main__":
     main()
