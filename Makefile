@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -84,6 +84,12 @@ test-clusters: deps $(PYENV)/ready-2
 test-junit: deps $(PYENV)/ready-2
 	$(SWIFT) build -c release --product stroll
 	$(PYENV)/bin/python Tests/batch/check_junit.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# `stroll replay --realtime` on a pseudo-terminal: the screens drawn in place
+# show the walk's time in every header and in the progress line.
+test-terminal: deps
+	$(SWIFT) build -c release --product stroll
+	python3 Tests/terminal/check_realtime_pty.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.
