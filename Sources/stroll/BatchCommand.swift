@@ -211,7 +211,17 @@ struct Batch {
         case notStarted(Int, String)
         case cancelled(Int)
         case interrupted
+        /// Time to redraw the progress line (on a terminal).
+        case tick
     }
+
+    /// On a terminal: a progress line under the walks' lines, redrawn in place
+    /// every half second (walks done of total, the running walks with their
+    /// time and the events written so far, elapsed, an estimate of the time
+    /// left). On a pipe or in CI: plain lines only.
+    private let live = isatty(STDOUT_FILENO) == 1
+    private var began = Date()
+    private var finishedHere = 0
 
     /// Runs the queue; returns how many traces failed.
     ///
@@ -225,12 +235,14 @@ struct Batch {
 
         for item in items where item.status == .done { announce(item, note: "already done") }
         writeStatus()
+        began = Date()
         var cancelled = false
         await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 for await _ in interrupts { return .interrupted }
                 return .cancelled(-1)
             }
+            if live { group.addTask { await Self.tick() } }
             var running = 0
             while true {
                 while !cancelled, running < jobs, let next = items.firstIndex(where: { $0.status == .queued }) {
@@ -243,6 +255,10 @@ struct Batch {
                 if running == 0 { break }
                 guard let outcome = await group.next() else { break }
                 switch outcome {
+                case .tick:
+                    drawProgress()
+                    if running > 0 { group.addTask { await Self.tick() } }
+                    continue
                 case .interrupted:
                     cancelled = true
                     group.cancelAll()
@@ -271,6 +287,7 @@ struct Batch {
             interrupt.finish()
             group.cancelAll()
         }
+        if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
         let failed = items.filter { $0.status == .failed || $0.status == .diverged }.count
         let done = items.filter { $0.status == .done }.count
         let diverged = items.filter { $0.status == .diverged }.count
@@ -456,9 +473,43 @@ struct Batch {
         return xml
     }
 
-    private func announce(_ item: Item, note: String? = nil) {
+    private static func tick() async -> Outcome {
+        try? await Task.sleep(for: .milliseconds(500))
+        return .tick
+    }
+
+    private mutating func announce(_ item: Item, note: String? = nil) {
+        if [.done, .diverged, .failed].contains(item.status) && note == nil { finishedHere += 1 }
+        // On a terminal the running walks are in the progress line; only their ends get lines of their own.
+        if live && item.status == .running { return drawProgress() }
         let line = "[\(item.status.rawValue)] \(item.trace)\(item.reason.map { ": \($0)" } ?? "")\(note.map { " (\($0))" } ?? "")\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        FileHandle.standardOutput.write(Data(((live ? "\r\u{1B}[K" : "") + line).utf8))
+        if live { drawProgress() }
+    }
+
+    /// The progress line, drawn over itself.
+    private func drawProgress() {
+        guard live else { return }
+        func clock(_ t: Double) -> String { EventWriter.clock(t) }
+        let ended = items.filter { [.done, .diverged, .failed, .cancelled].contains($0.status) }.count
+        let elapsed = Date().timeIntervalSince(began)
+        let left = items.count - ended
+        let estimate = finishedHere > 0 && left > 0 ? ", about \(clock(elapsed / Double(finishedHere) * Double(left))) left" : ""
+        let running = items.indices.filter { items[$0].status == .running }.map { k -> String in
+            let size = (try? FileManager.default.attributesOfItem(atPath: output(".\(items[k].stem).jsonl.partial"))[.size] as? Int) ?? 0
+            let time = startedAt[k].map { Date().timeIntervalSince($0) } ?? 0
+            return "\((items[k].trace as NSString).lastPathComponent) \(Int(time)) s, \(size / 1024) KB"
+        }
+        var line = "\(ended)/\(items.count) walks, elapsed \(clock(elapsed))\(estimate)"
+        if !running.isEmpty { line += "; running: " + running.joined(separator: ", ") }
+        let width = Int(Self.terminalColumns())
+        if line.count > width - 1 { line = String(line.prefix(max(10, width - 2))) + "…" }
+        FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
+
+    private static func terminalColumns() -> UInt16 {
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? size.ws_col : 80
     }
 
     /// status.json, written atomically so an interrupted run never leaves half a file.

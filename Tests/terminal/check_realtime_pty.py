@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Drives `stroll replay --realtime --speed 120` on a pseudo-terminal, as a
+"""Drives `stroll replay --realtime --speed 120` and `stroll batch` on a
+pseudo-terminal, as a person would watch them. First `replay`:
 person would watch it, and reads the screens it draws in place.
 
 Every screen shows the ranked lists, each under a header `HH:MM:SS  lat, lon
@@ -7,6 +8,9 @@ group`, and a progress line `HH:MM:SS of HH:MM:SS  N fixes delivered`. All of
 them must be the walk's time: a header's time never differs from the progress
 line's by more than the time since the last delivered fix (here: never more
 than the walk's longest gap between delivered fixes, and never later).
+
+Then `stroll batch` on a terminal draws a progress line in place (walks done
+of total, elapsed, the running walks), while on a pipe it writes plain lines.
 
 usage: check_realtime_pty.py STROLL
 """
@@ -25,12 +29,12 @@ def seconds(clock):
     return h * 3600 + m * 60 + s
 
 
-def main():
-    stroll = sys.argv[1]
-    walk = os.path.join(ROOT, "traces", "campus-loop.gpx")
+def on_pty(argv, cwd=None):
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(stroll, [stroll, "replay", walk, "--realtime", "--speed", "120"])
+        if cwd:
+            os.chdir(cwd)
+        os.execv(argv[0], argv)
     out = b""
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -44,8 +48,14 @@ def main():
         if not chunk:
             break
         out += chunk
-    os.waitpid(pid, 0)
-    text = out.decode("utf-8", "replace")
+    _, status = os.waitpid(pid, 0)
+    return out.decode("utf-8", "replace"), os.waitstatus_to_exitcode(status)
+
+
+def main():
+    stroll = sys.argv[1]
+    walk = os.path.join(ROOT, "traces", "campus-loop.gpx")
+    text, _ = on_pty([stroll, "replay", walk, "--realtime", "--speed", "120"])
     screens = [s for s in text.split("\x1b[H\x1b[2J") if "fixes delivered" in s]
     assert len(screens) >= 10, f"only {len(screens)} screens drawn"
     worst = 0
@@ -61,6 +71,20 @@ def main():
     # Fixes come at least every few seconds of walk time on this walk; wall-clock times at 120x would lag by minutes.
     assert worst <= 30, f"a header lags the progress line by {worst} s of walk time"
     print(f"pty: {len(screens)} screens; header times within {worst} s of the progress line's walk time")
+
+    import tempfile
+    walks = [os.path.join(ROOT, "traces", f) for f in sorted(os.listdir(os.path.join(ROOT, "traces"))) if f.endswith((".gpx", ".csv"))]
+    with tempfile.TemporaryDirectory() as tmp:
+        text, code = on_pty([stroll, "batch", *walks, "--jobs", "2", "--out", os.path.join(tmp, "runs"), "--rate", "10"])
+        assert code == 0, text
+        progress = re.findall(r"\r\x1b\[K(\d+)/(\d+) walks, elapsed \d\d:\d\d:\d\d", text)
+        assert progress and all(int(t) == len(walks) for _, t in progress), text[-2000:]
+        assert "; running: " in text, text[-2000:]
+        assert all(f"[done] {w}" in text for w in walks)
+        plain = __import__("subprocess").run([stroll, "batch", *walks, "--jobs", "2", "--out", os.path.join(tmp, "piped"), "--rate", "10"],
+                                             capture_output=True, text=True)
+        assert plain.returncode == 0 and "\x1b[" not in plain.stdout and "[running]" in plain.stdout
+    print(f"pty: batch drew {len(progress)} progress lines in place; on a pipe, plain lines")
 
 
 if __name__ == "__main__":
