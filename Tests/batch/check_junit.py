@@ -42,9 +42,27 @@ def main():
         assert r.returncode == (1 if broken else 0)
         walks = [w for w in walks if w not in broken]
 
+        # The suite is a plan beside its walks: every walk, some with options of their own.
+        suite = os.path.join(tmp, "suite")
+        os.makedirs(suite)
+        plan_walks = []
+        for k, w in enumerate(walks):
+            local = os.path.join(suite, f"{k:02d}-{os.path.basename(w)}")
+            with open(w, "rb") as f, open(local, "wb") as g:
+                g.write(f.read())
+            entry = {"trace": os.path.basename(local)}
+            if k % 3 == 1:
+                entry["options"] = ["--rate", "2"]
+            plan_walks.append(entry)
+        plan = os.path.join(suite, "plan.json")
+        json.dump({"walks": plan_walks}, open(plan, "w"), indent=1)
+        walks = [os.path.join(suite, e["trace"]) for e in plan_walks]
+        r = run([stroll, "batch", "--plan", plan, "--out", os.path.join(tmp, "recorded"), "--places", places, "--record-dir", goldens])
+        assert r.returncode == 0, r.stdout[-2000:]
+
         def verify(place_file, name):
             report = os.path.join(tmp, name + ".xml")
-            r = run([stroll, "batch", *walks, "--out", os.path.join(tmp, name), "--places", place_file, "--verify-dir", goldens, "--junit", report])
+            r = run([stroll, "batch", "--plan", plan, "--out", os.path.join(tmp, name), "--places", place_file, "--verify-dir", goldens, "--junit", report])
             xml = JUnitXml.fromfile(report)
             cases = [c for suite in xml for c in suite]
             return r, cases
@@ -58,8 +76,9 @@ def main():
         moved_path = os.path.join(tmp, "moved.json")
         json.dump(moved, open(moved_path, "w"))
         expected = set()
-        for w in walks:
-            alone = run([stroll, "replay", w, "--format", "jsonl", "--places", moved_path, "--verify", os.path.join(goldens, os.path.basename(w) + ".json")])
+        for w, e in zip(walks, plan_walks):
+            alone = run([stroll, "replay", w, "--format", "jsonl", "--places", moved_path, *e.get("options", []),
+                         "--verify", os.path.join(goldens, os.path.basename(w) + ".json")])
             if alone.returncode == 1:
                 expected.add(w)
         assert expected, "moving a theatre changed no walk"
@@ -73,6 +92,18 @@ def main():
                     assert x.message.startswith("verify: ") and "golden" not in x.message.split(":")[0], x.message
         assert not any(isinstance(x, (Error, Skipped)) for c in cases for x in c.result)
         print(f"junit: {len(walks)} walks ({len(broken)} broken traces left out); unchanged all pass; moved theatre: {len(failed)} failures, the same walks as their own --verify")
+
+        # A changed walk: that walk alone fails (its last half replaced by its first half reversed).
+        changed = next(w for w in walks if w.endswith(".csv"))
+        lines = open(changed).read().splitlines()
+        header, rows = lines[0], lines[1:]
+        keep = rows[: len(rows) // 2]
+        with open(changed, "w") as f:
+            f.write("\n".join([header, *keep]) + "\n")
+        r, cases = verify(places, "changed-walk")
+        failed = {c.name for c in cases if any(isinstance(x, Failure) for x in c.result)}
+        assert r.returncode == 1 and failed == {changed}, failed
+        print(f"junit: a shortened walk ({os.path.basename(changed)}) is the one failure")
 
         # A walk without a golden: an error, not a failure.
         os.remove(os.path.join(goldens, os.path.basename(walks[0]) + ".json"))
