@@ -223,19 +223,6 @@ public struct ClusterTree: Sendable {
         UInt64(UInt8(bitPattern: levels[l].formed[i])) << 32 | UInt64(levels[l].seed[i])
     }
 
-    /// The zoom at which a cluster splits into its children (supercluster's
-    /// `expansion_zoom`): one more than the zoom it was formed at.
-    public func expansionZoom(level l: Int, item i: Int) -> Int? {
-        formedZoom(level: l, item: i).map { $0 + 1 }
-    }
-
-    /// The items one level finer that make up item `i` of level `l`.
-    public func children(level l: Int, item i: Int) -> [Int] {
-        guard l + 1 < levels.count else { return [] }
-        let lv = levels[l]
-        return lv.children[Int(lv.childStart[i])..<Int(lv.childStart[i + 1])].map { Int($0) }
-    }
-
     /// The caller's indices of every pin inside item `i` of level `l`, in build order.
     public func memberPins(level l: Int, item i: Int) -> [Int] {
         var out: [Int] = []

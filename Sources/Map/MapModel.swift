@@ -301,6 +301,7 @@ public struct MapModel {
     public func cluster(_ ref: ClusterRef) -> MapCluster {
         let layer = trees[ref.tree]
         let t = layer.tree
+        // A cluster splits one zoom above the one it was formed at (supercluster's `expansion_zoom`).
         let formed = t.formedZoom(level: ref.level, item: ref.item) ?? (t.settings.maxZoom + 1)
         return MapCluster(id: "cluster/\(formed)/\(annotations[t.seedPin(level: ref.level, item: ref.item)].id)",
                           clusteringIdentifier: layer.identifier,

@@ -172,7 +172,6 @@ public struct RankingIndex {
         guard let xs, let ys, let zs, let back, let ds, let ks else { return 0 }
         let wx = w.wx, wy = w.wy, wz = w.wz, nx = w.nx, ny = w.ny, nz = w.nz
         let a = w.invN2 / 24, b = w.twoInvNDelta / 24
-        let limit = GeodesicDistanceFrame.exactRange
         var maxMM: UInt64 = 0
         var start = range.lowerBound
         while start < range.upperBound {
@@ -186,8 +185,7 @@ public struct RankingIndex {
             for i in start..<end {
                 var d = ds[i]
                 var mm = d * 1000
-                // Near a half millimetre (or beyond the series' range) the series cannot decide the rounding.
-                if d > limit || abs(mm - Double(Int64(mm)) - 0.5) <= GeodesicDistanceFrame.tolerance(atDistance: d) * 1000 {
+                if Self.needsKarney(d, mm) {
                     d = karney.distance(w.coordinate, places[Int(back[i])])
                     ds[i] = d
                     mm = d * 1000
@@ -201,6 +199,14 @@ public struct RankingIndex {
         return maxMM
     }
 
+    /// Whether the series' distance `d` (`mm` in millimetres) cannot decide the
+    /// millimetre it rounds to: near a half millimetre, within the series' error
+    /// bound at that distance, or beyond the series' range.
+    @inline(__always)
+    static func needsKarney(_ d: Double, _ mm: Double) -> Bool {
+        d > GeodesicDistanceFrame.exactRange || abs(mm - Double(Int64(mm)) - 0.5) <= GeodesicDistanceFrame.tolerance(atDistance: d) * 1000
+    }
+
     /// The distance to a place at ECEF (`px`, `py`, `pz`) and the millimetre it
     /// rounds to: the chord series, or Karney's method (`places[place]`) within
     /// the tolerance of a half millimetre and beyond 20 km.
@@ -209,8 +215,7 @@ public struct RankingIndex {
                                 _ places: [Coordinate], _ place: Int) -> (distance: Double, millimetres: UInt64) {
         var d = w.distance(px, py, pz)
         var mm = d * 1000
-        let fraction = mm - Double(Int64(mm))
-        if d > GeodesicDistanceFrame.exactRange || abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance(atDistance: d) {
+        if needsKarney(d, mm) {
             d = karney.distance(w.coordinate, places[place])
             mm = d * 1000
         }

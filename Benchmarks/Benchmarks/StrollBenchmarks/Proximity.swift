@@ -106,51 +106,33 @@ func registerProximity() {
         }
     }
 
-    // The 1 km region following the walker, answered as a delta (pins in, pins out).
-    for n in [1000, 100_000, 1_000_000] {
-        Benchmark("Map pan delta N=\(n) (grid, 1 km region)", configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(10))) { benchmark in
-            var map = MapModel()
-            map.indexThreshold = 0
-            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)") })
-            var delta = VisibleDelta()
-            delta.added.reserveCapacity(n)
-            delta.removed.reserveCapacity(n)
-            map.setRegion(MapRegion(center: walk[0], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
-            var step = 1
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
-                blackHole(delta.added.count + delta.removed.count)
-                step += 1
+    // The 1 km region following the walker, answered as a delta (pins in, pins out); and the same
+    // with every pin clustered (one clustering identifier, 390-point map, radius 40 points: zoom 15).
+    for clustered in [false, true] {
+        for n in [1000, 100_000, 1_000_000] {
+            let name = clustered ? "Map clustered pan delta N=\(n) (1 km region, zoom 15)" : "Map pan delta N=\(n) (grid, 1 km region)"
+            Benchmark(name, configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(10))) { benchmark in
+                var map = MapModel()
+                map.indexThreshold = 0
+                _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)", clusteringIdentifier: clustered ? "pins" : nil) })
+                if clustered { _ = map.setClustering(ClusterSettings()) }
+                var delta = VisibleDelta()
+                delta.added.reserveCapacity(n)
+                delta.removed.reserveCapacity(n)
+                delta.clustersAdded.reserveCapacity(n)
+                delta.clustersRemoved.reserveCapacity(n)
+                map.setRegion(MapRegion(center: walk[0], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
+                var step = 1
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
+                    blackHole(delta.added.count + delta.removed.count + delta.clustersAdded.count + delta.clustersRemoved.count)
+                    step += 1
+                }
+                // Taking the map apart is not part of a pan.
+                benchmark.stopMeasurement()
+                withExtendedLifetime(map) {}
             }
-            // Taking the map apart is not part of a pan.
-            benchmark.stopMeasurement()
-            withExtendedLifetime(map) {}
-        }
-    }
-
-    // The same pan with every pin clustered (one clustering identifier, 390-point map, radius 40 points).
-    for n in [1000, 100_000, 1_000_000] {
-        Benchmark("Map clustered pan delta N=\(n) (1 km region, zoom 15)", configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(10))) { benchmark in
-            var map = MapModel()
-            map.indexThreshold = 0
-            _ = map.add(benchmarkPlaces(n).enumerated().map { Annotation(id: "p\($0)", coordinate: $1, title: "p\($0)", clusteringIdentifier: "pins") })
-            _ = map.setClustering(ClusterSettings())
-            var delta = VisibleDelta()
-            delta.added.reserveCapacity(n)
-            delta.removed.reserveCapacity(n)
-            delta.clustersAdded.reserveCapacity(n)
-            delta.clustersRemoved.reserveCapacity(n)
-            map.setRegion(MapRegion(center: walk[0], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
-            var step = 1
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                map.setRegion(MapRegion(center: walk[step % walk.count], latitudinalMeters: 1000, longitudinalMeters: 1000), delta: &delta)
-                blackHole(delta.added.count + delta.removed.count + delta.clustersAdded.count + delta.clustersRemoved.count)
-                step += 1
-            }
-            benchmark.stopMeasurement()
-            withExtendedLifetime(map) {}
         }
     }
 
