@@ -52,9 +52,13 @@ final class ByteSource {
     private var line = 1
     private var lineStart = 0
     private var offset = 0
+    /// The reader's progress observer (``ReadProgress``), the file's size and the bytes read of it.
+    private let observer: ReadProgress.Observer?
+    private var size: Int64 = 0
+    private var stored: Int64 = 0
 
     /// Opens `path` for streaming; a directory or a missing file is `.unreadable`.
-    init(path: String) throws(TraceError) {
+    init(path: String, progress: ReadProgress.Observer? = nil) throws(TraceError) {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -65,6 +69,10 @@ final class ByteSource {
             throw TraceError(.unreadable, file: path, reason: "cannot be opened for reading (permission denied?)")
         }
         self.handle = handle
+        observer = progress
+        if observer != nil {
+            size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
     }
 
     /// Serves bytes already in memory.
@@ -72,6 +80,7 @@ final class ByteSource {
         path = name
         handle = nil
         data = bytes
+        observer = nil
     }
 
     deinit {
@@ -120,7 +129,12 @@ final class ByteSource {
             return data ?? Data()
         }
         do {
-            return try handle.read(upToCount: Self.chunkSize) ?? Data()
+            let chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+            if let observer, !chunk.isEmpty {
+                stored += Int64(chunk.count)
+                observer(stored, max(size, stored))
+            }
+            return chunk
         } catch {
             throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
         }

@@ -41,7 +41,7 @@ public enum TraceReader {
         return .csv
     }
 
-    /// A stream of the file's events, read on demand in bounded memory (GeoJSON: see ``read(_:csvMapping:)``).
+    /// A stream of the file's events, read on demand in bounded memory (GeoJSON: see ``read(_:csvMapping:progress:)``).
     public static func stream(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping()) throws(TraceError) -> any TraceEventStream {
         try stream(format: format(of: path), source: ByteSource(path: path), csvMapping: csvMapping, checksOrder: true)
     }
@@ -60,11 +60,12 @@ public enum TraceReader {
 
     /// Reads the whole file. A CSV file whose times all run backwards (a
     /// newest-first location-history export) is turned around, with a note;
-    /// otherwise each row whose time goes backwards is rejected.
-    public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping()) throws(TraceError) -> Trace {
+    /// otherwise each row whose time goes backwards is rejected. `progress`
+    /// hears how much of the file has been read (``ReadProgress``).
+    public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping(), progress: ReadProgress.Observer? = nil) throws(TraceError) -> Trace {
         do {
             let format = try format(of: path)
-            return try read(format: format, source: ByteSource(path: path), csvMapping: csvMapping)
+            return try read(format: format, source: ByteSource(path: path, progress: progress), csvMapping: csvMapping)
         } catch {
             var located = error
             if !located.file.hasPrefix(path + "(") { located.file = path }

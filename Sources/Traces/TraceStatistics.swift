@@ -47,22 +47,29 @@ public struct TraceStatistics: Equatable, Sendable {
     /// Statistics of a file read as a stream, in memory bounded by the number
     /// of segments and rejections, not of points. A CSV file is read twice: once
     /// to see whether it runs newest first (then nothing is rejected for order,
-    /// as ``TraceReader/read(_:csvMapping:)`` would reverse it).
-    public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping(), geodesic: Geodesic = .wgs84) throws(TraceError) -> TraceStatistics {
+    /// as ``TraceReader/read(_:csvMapping:progress:)`` would reverse it; `progress`
+    /// hears each read as half the work).
+    public static func read(_ path: String, csvMapping: CSVColumnMapping = CSVColumnMapping(), geodesic: Geodesic = .wgs84,
+                            progress: ReadProgress.Observer? = nil) throws(TraceError) -> TraceStatistics {
         do {
             let format = try TraceReader.format(of: path)
             var accumulator = Accumulator(format: format, geodesic: geodesic)
             switch format {
             case .gpx, .kml, .tcx, .geojson, .nmea, .plt:
-                var stream = try TraceReader.stream(format: format, source: ByteSource(path: path), csvMapping: csvMapping, checksOrder: true)
+                var stream = try TraceReader.stream(format: format, source: ByteSource(path: path, progress: progress), csvMapping: csvMapping, checksOrder: true)
                 while let event = try stream.next() { accumulator.add(event) }
             case .csv:
-                var probe = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: false)
+                var first: ReadProgress.Observer?, second: ReadProgress.Observer?
+                if let progress {
+                    first = { read, total in progress(read / 2, total) }
+                    second = { read, total in progress(total - (total - read) / 2, total) }
+                }
+                var probe = try CSVStream(source: ByteSource(path: path, progress: first), mapping: csvMapping, checksOrder: false)
                 var order = TimeOrder()
                 while let event = try probe.next() {
                     if case .trackPoint(let fix) = event, let t = fix.time { order.add(t) }
                 }
-                var stream = try CSVStream(source: ByteSource(path: path), mapping: csvMapping, checksOrder: !order.newestFirst)
+                var stream = try CSVStream(source: ByteSource(path: path, progress: second), mapping: csvMapping, checksOrder: !order.newestFirst)
                 while let event = try stream.next() { accumulator.add(event) }
             }
             return accumulator.statistics

@@ -502,14 +502,9 @@ struct Batch {
         }
         var line = "\(ended)/\(items.count) walks, elapsed \(clock(elapsed))\(estimate)"
         if !running.isEmpty { line += "; running: " + running.joined(separator: ", ") }
-        let width = Int(Self.terminalColumns())
+        let width = ProgressLine.columns(STDOUT_FILENO)
         if line.count > width - 1 { line = String(line.prefix(max(10, width - 2))) + "…" }
         FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + line).utf8))
-    }
-
-    private static func terminalColumns() -> UInt16 {
-        var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? size.ws_col : 80
     }
 
     /// status.json, written atomically so an interrupted run never leaves half a file.

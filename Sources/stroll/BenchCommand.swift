@@ -125,8 +125,24 @@ struct BenchCommand: ParsableCommand {
         return positions
     }
 
+    /// On a terminal: the phase and the updates done, elapsed and left (standard error).
+    var progress: ProgressLine { Self.progressLine }
+    private static let progressLine = ProgressLine()
+
+    /// Draws "update K of N" after an update (outside its timing).
+    func updated(_ done: Int, of total: Int, samples: [Double]) {
+        guard progress.live else { return }
+        progress.update {
+            let elapsed = progress.elapsed
+            let left = done > 0 && done < total ? ", about \(EventWriter.clock(elapsed / Double(done) * Double(total - done))) left" : ""
+            let last = samples.last.map { String(format: ", last %.1f µs", $0) } ?? ""
+            return "\(variant) over \(count) places: update \(done) of \(total)\(last), elapsed \(EventWriter.clock(elapsed))\(left)"
+        }
+    }
+
     func run() throws {
         if variant == "pipeline" { return try pipeline() }
+        progress.phase { "making \(count) places" }
         let coordinates = Self.places(count: count, seed: seed)
         let ids = coordinates.indices.map { "p\($0)" }
         if let path = dumpPlaces {
@@ -149,6 +165,7 @@ struct BenchCommand: ParsableCommand {
             let indexMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
             return report((result.0, result.1, result.2, result.3 + Double(built)), indexMs: indexMs)
         }
+        progress.phase { "building the index over \(count) places" }
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var index = RankingIndex(coordinates: coordinates, names: ids, ids: ids)
         index.threads = threads
@@ -182,6 +199,7 @@ struct BenchCommand: ParsableCommand {
                 sink += Double(inside.count)
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
+            updated(samples.count, of: positions.count, samples: samples)
         }
         report((samples, buildMs, index.bytesPerPlace, sink))
     }
@@ -189,6 +207,7 @@ struct BenchCommand: ParsableCommand {
     /// The map variants: pins at the places, a region of --region-span following the
     /// walker (map-zoom: twice as wide every other update), answered as deltas.
     func mapSamples(coordinates: [Coordinate], ids: [String], positions: [Coordinate]) -> ([Double], Double, Double, Double) {
+        progress.phase { "adding \(coordinates.count) pins\(cluster ? " and clustering them" : "")" }
         let buildStart = DispatchTime.now().uptimeNanoseconds
         var map = MapModel()
         map.indexThreshold = 0
@@ -215,6 +234,7 @@ struct BenchCommand: ParsableCommand {
             let t0 = DispatchTime.now().uptimeNanoseconds
             map.setRegion(region, delta: &delta)
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
+            updated(samples.count, of: positions.count - 1, samples: samples)
             sink += Double(delta.added.count - delta.removed.count + delta.clustersAdded.count - delta.clustersRemoved.count)
         }
         if let path = dumpRegions {
@@ -296,6 +316,7 @@ struct BenchCommand: ParsableCommand {
                 current = 0
             }
             current += took
+            if case .location = event { updated(samples.count, of: 1000, samples: samples) }
         }
         report((samples, buildMs, 0, Double(bytes)))
     }
@@ -307,6 +328,7 @@ struct BenchCommand: ParsableCommand {
 
     func report(_ result: ([Double], Double, Double, Double), indexMs: Double? = nil) {
         let (samples, buildMs, bytesPerPlace, sink) = result
+        progress.clear()
         let sorted = samples.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
         let mean = samples.reduce(0, +) / Double(samples.count)

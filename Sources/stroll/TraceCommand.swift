@@ -33,12 +33,15 @@ struct TraceCommand: ParsableCommand {
 
         func run() throws {
             let stats: TraceStatistics
+            let progress = ProgressLine()
             do {
-                stats = try TraceStatistics.read(file)
+                stats = try TraceStatistics.read(file, progress: progress.reading(file))
             } catch {
+                progress.clear()
                 printError(error.description)
                 throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
             }
+            progress.clear()
             print(json ? Self.json(stats).text : Self.table(stats))
         }
 
@@ -134,17 +137,26 @@ extension TraceCommand {
                 throw StrollExit.usage
             }
             var trace: Trace
+            let progress = ProgressLine()
+            defer { progress.clear() }
             do {
-                trace = try TraceReader.read(input)
+                trace = try TraceReader.read(input, progress: progress.reading(input))
             } catch {
+                progress.clear()
                 printError(error.description)
                 throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
             }
+            progress.clear()
             for rejection in trace.rejected { printError("\(input):\(rejection.line): rejected: \(rejection.reason)") }
             if delivered {
                 guard var simulator = try? LocationSimulator(trace: trace) else { throw StrollExit.badInput }
                 var fixes: [Fix] = []
+                // On a terminal: how far through the walk's time the replay is.
+                let first = trace.replaySegments.first?.fixes.first?.time, last = trace.replaySegments.last?.fixes.last?.time
                 while let event = simulator.next() {
+                    if progress.live, case .location(let l) = event, let first, let last {
+                        progress.update("replaying \((input as NSString).lastPathComponent):", done: l.timestamp - first, of: last - first) { EventWriter.clock($0) }
+                    }
                     if case .location(let l) = event {
                         var fix = Fix(coordinate: l.coordinate, line: l.sourceLine ?? 0)
                         fix.time = l.timestamp
@@ -159,13 +171,17 @@ extension TraceCommand {
                     }
                 }
                 trace = Trace(format: trace.format, name: trace.name, tracks: [Track(name: trace.name, segments: [Segment(fixes: fixes)])])
+                progress.clear()
             }
+            progress.phase { "writing \((output as NSString).lastPathComponent) (\(format.rawValue)), \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) points" }
             do {
                 try TraceWriter.data(trace, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
+                progress.clear()
                 printError("error: cannot write \(output): \(error.localizedDescription)")
                 throw StrollExit.missingInput
             }
+            progress.clear()
             if format == .nmea, TraceWriter.nmeaUntimed(trace) > 0 {
                 printError("warning: \(TraceWriter.nmeaUntimed(trace)) fixes without a time were left out: NMEA needs a time for every fix")
             }

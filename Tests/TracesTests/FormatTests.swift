@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 import Traces
@@ -110,6 +111,29 @@ struct FormatTests {
             let run = try await ChildProcess.run("/bin/sh", ["-c", "gzip -c \"$0\" > \"$1\"", path(walk), gz])
             try #require(run.status == 0)
             #expect(try TraceReader.read(gz).tracks == TraceReader.read(path(walk)).tracks)
+        }
+    }
+
+    @Test("progress reports rise to the file's size as stored, chunk by chunk, for plain, .gz and CSV statistics")
+    func readProgress() async throws {
+        let lines = (0..<15_000).map { "<trkpt lat=\"53.\(400_000 + $0)\" lon=\"-2.\(970_000 + $0)\"><time>2024-05-01T09:00:00Z</time></trkpt>\n" }
+        let gpx = try temporaryFile(Data(("<gpx version=\"1.1\"><trk><trkseg>\n" + lines.joined() + "</trkseg></trk></gpx>\n").utf8), suffix: ".gpx")
+        let gz = try temporaryFile(Data(), suffix: ".gpx.gz")
+        defer { [gpx, gz].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try #require(try await ChildProcess.run("/bin/sh", ["-c", "gzip -c \"$0\" > \"$1\"", gpx, gz]).status == 0)
+        let csv = path("traces/lime-street-to-campus.csv")
+        for file in [gpx, gz, csv] {
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+            let reports = Mutex<[(Int64, Int64)]>([])
+            let observer: ReadProgress.Observer = { read, total in reports.withLock { $0.append((read, total)) } }
+            let trace = try TraceReader.read(file, progress: observer)
+            #expect(trace.tracks == (try TraceReader.read(file)).tracks)
+            _ = try TraceStatistics.read(file, progress: observer)
+            let seen = reports.withLock { $0 }
+            // Two reads: each rises to the size, the statistics' CSV read in two halves.
+            let ends = seen.filter { $0.0 == Int64(size) }
+            #expect(ends.count == 2 && seen.allSatisfy { $0.1 == Int64(size) && $0.0 <= $0.1 }, "\(file): \(seen)")
+            #expect(size < 1 << 20 || seen.count >= 4, "two chunks or more per read")
         }
     }
 

@@ -12,6 +12,12 @@ than the walk's longest gap between delivered fixes, and never later).
 Then `stroll batch` on a terminal draws a progress line in place (walks done
 of total, elapsed, the running walks), while on a pipe it writes plain lines.
 
+Last the other long commands: `trace info` and `trace convert` on a large
+GPX file and `bench` over many places draw their progress (bytes read of the
+file's size, updates done of the total, each with the time left) on standard
+error in place and clear it before their output; on a pipe their standard
+error stays empty.
+
 usage: check_realtime_pty.py STROLL
 """
 import os
@@ -85,6 +91,32 @@ def main():
                                              capture_output=True, text=True)
         assert plain.returncode == 0 and "\x1b[" not in plain.stdout and "[running]" in plain.stdout
     print(f"pty: batch drew {len(progress)} progress lines in place; on a pipe, plain lines")
+
+    import subprocess
+    with tempfile.TemporaryDirectory() as tmp:
+        big = os.path.join(tmp, "long.gpx")
+        with open(big, "w") as f:
+            f.write('<?xml version="1.0"?>\n<gpx version="1.1" creator="check"><trk><trkseg>\n')
+            for i in range(400_000):
+                s = 1_700_000_000 + i
+                f.write(f'<trkpt lat="{53.40 + (i % 2000) * 1e-5:.7f}" lon="{-2.97 + (i // 2000) * 1e-5:.7f}">'
+                        f'<ele>12.5</ele><time>{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s))}</time></trkpt>\n')
+            f.write("</trkseg></trk></gpx>\n")
+        size_mb = os.path.getsize(big) / 1e6
+        for argv, expect, result in [
+            ([stroll, "trace", "info", big], r"reading long\.gpx: \d+\.\d MB of %.1f MB \(\d+ %%\), elapsed" % size_mb, "format      gpx"),
+            ([stroll, "trace", "convert", big, os.path.join(tmp, "long.csv")], r"reading long\.gpx: .* MB of", "wrote "),
+            ([stroll, "bench", "--places", "200000", "--variant", "full"], r"full over 200000 places: update \d+ of \d+, last \d", "full over 200000 places, "),
+        ]:
+            text, code = on_pty(argv)
+            assert code == 0, text[-2000:]
+            drawn = re.findall(r"\r\x1b\[K([^\r\n]*)", text)
+            assert any(re.match(expect, d) for d in drawn), (argv, drawn[:5])
+            # The line is cleared before the output, which starts on a clean line.
+            assert text.split("\r\x1b[K")[-1].startswith(result), text[-600:]
+            piped = subprocess.run(argv, capture_output=True, text=True)
+            assert piped.returncode == 0 and piped.stderr == "" and "\x1b[" not in piped.stdout and result in piped.stdout, piped.stderr[-500:]
+            print(f"pty: {argv[1]} {argv[2]}: {len(drawn)} progress lines drawn in place and cleared; on a pipe, none")
 
 
 if __name__ == "__main__":
