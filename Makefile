@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -90,6 +90,19 @@ test-junit: deps $(PYENV)/ready-2
 test-terminal: deps
 	$(SWIFT) build -c release --product stroll
 	python3 Tests/terminal/check_realtime_pty.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# `stroll batch --ray` on a local Ray cluster: a head and two worker nodes on
+# loopback started with `ray start`, from the ray package in a virtual
+# environment with the driver in python/ (Tests/ray/check_ray.py).
+RAYENV := .build/python-ray
+$(RAYENV)/ready: python/pyproject.toml python/stroll_ray/*.py
+	python3 -m venv $(RAYENV)
+	$(RAYENV)/bin/pip install -q ./python
+	touch $@
+
+test-ray: deps $(RAYENV)/ready
+	$(SWIFT) build -c release --product stroll
+	$(RAYENV)/bin/python Tests/ray/check_ray.py $$($(SWIFT) build -c release --show-bin-path)/stroll $(RAYENV)/bin/python
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.

@@ -9,6 +9,12 @@ public struct ChildExit: Sendable, Equatable {
     /// Whether it was killed for outliving its time limit.
     public var timedOut: Bool
 
+    public init(status: Int32, signal: Int32? = nil, timedOut: Bool = false) {
+        self.status = status
+        self.signal = signal
+        self.timedOut = timedOut
+    }
+
     /// Why it ended, in words.
     public var reason: String {
         if timedOut { return "timed out and was killed with its process group" }

@@ -40,8 +40,8 @@ struct BatchCommand: AsyncParsableCommand {
     @Argument(help: "Traces (any format replay reads); more may come from --plan.")
     var traces: [String] = []
 
-    @Option(help: "How many replays run at once.")
-    var jobs: Int = 3
+    @Option(name: .customLong("jobs"), help: "How many replays run at once (default 3; with --ray, the cluster's CPUs).")
+    var jobsOption: Int?
 
     @Option(help: ArgumentHelp("Directory for the outputs and status.json.", valueName: "DIR"))
     var out: String
@@ -63,10 +63,32 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON plan of walks, each with its own replay options and golden (see docs/CLI.md).", valueName: "FILE"))
     var plan: String?
 
+    @Option(help: ArgumentHelp("Run each replay as a task on this Ray cluster (HOST:PORT of a node, ray://HOST:PORT, or auto).", valueName: "ADDRESS"))
+    var ray: String?
+
+    @Option(name: .customLong("ray-python"), help: ArgumentHelp("The Python with the Ray driver installed (pip install ./python); default $STROLL_RAY_PYTHON, else python3.", valueName: "PATH"))
+    var rayPython: String?
+
+    @Option(name: .customLong("ray-stroll"), help: ArgumentHelp("The stroll executable on the worker nodes (default: this one's path).", valueName: "PATH"))
+    var rayStroll: String?
+
+    @Option(name: .customLong("ray-retries"), help: ArgumentHelp("Retries of a replay lost with its node or worker, or on a worker without stroll.", valueName: "N"))
+    var rayRetries: Int = 2
+
+    @Option(name: .customLong("ray-connect-timeout"), help: ArgumentHelp("Seconds to reach the Ray cluster before giving up.", valueName: "SECONDS"))
+    var rayConnectTimeout: Double = 10
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let jobsOption { guard jobsOption >= 1 else { throw ValidationError("--jobs must be at least 1") } }
+        guard rayRetries >= 0, rayRetries <= 100 else { throw ValidationError("--ray-retries must be 0 to 100") }
+        guard rayConnectTimeout > 0, rayConnectTimeout.isFinite else { throw ValidationError("--ray-connect-timeout must be more than 0 seconds") }
+        if ray == nil {
+            for (name, given) in [("--ray-python", rayPython != nil), ("--ray-stroll", rayStroll != nil)] where given {
+                throw ValidationError("\(name) goes with --ray ADDRESS")
+            }
+        }
         guard !traces.isEmpty || plan != nil else { throw ValidationError("name at least one trace, or a --plan") }
         if let timeout { guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") } }
         guard recordDir == nil || verifyDir == nil else { throw ValidationError("--record-dir and --verify-dir cannot be given together: record goldens, then verify against them") }
@@ -103,6 +125,7 @@ struct BatchCommand: AsyncParsableCommand {
                 throw StrollExit.missingInput
             }
         }
+        let outExisted = FileManager.default.fileExists(atPath: out)
         for dir in [out] + [recordDir].compactMap({ $0 }) {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -112,9 +135,33 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
         let goldens = recordDir.map { Batch.Goldens.record($0) } ?? verifyDir.map { Batch.Goldens.verify($0) }
+        var jobs = jobsOption ?? 3
+        var executor: RayExecutor?
+        if let ray {
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+            let python = rayPython ?? ProcessInfo.processInfo.environment["STROLL_RAY_PYTHON"] ?? "python3"
+            let started = RayExecutor(logPath: (out as NSString).appendingPathComponent(".ray-driver.log"))
+            switch await started.start(address: ray, python: python, stroll: rayStroll ?? executable, retries: rayRetries, connectTimeout: rayConnectTimeout) {
+            case .success(let cluster):
+                if jobsOption == nil { jobs = max(1, cluster.cpus) }
+                FileHandle.standardOutput.write(Data("batch: on the Ray cluster at \(ray): \(cluster.nodes) nodes, \(cluster.cpus) CPUs (Ray \(cluster.version)); \(jobs) replays at a time\n".utf8))
+            case .failure(let error):
+                await started.finish()
+                printError("error: --ray \(ray): \(error.message)")
+                // Nothing ran: no driver log and, if this run made it, no output folder.
+                try? FileManager.default.removeItem(atPath: started.logPath)
+                if !outExisted, (try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true {
+                    try? FileManager.default.removeItem(atPath: out)
+                }
+                throw StrollExit.unavailable
+            }
+            executor = started
+        }
         var batch = Batch(walks: walks, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens)
+        batch.ray = executor
         let started = Date()
         let failed = await batch.run()
+        await executor?.finish()
         batch.printSummary(seconds: Date().timeIntervalSince(started))
         if let junit {
             do {
@@ -153,6 +200,8 @@ struct Batch {
         /// Its own replay options and golden, from a plan.
         var options: [String]?
         var golden: String?
+        /// The Ray node it ran on (--ray).
+        var node: String?
     }
 
     struct StatusFile: Codable {
@@ -169,6 +218,8 @@ struct Batch {
     let replayArguments: [String]
     let goldens: Goldens?
     private var startedAt: [Int: Date] = [:]
+    /// With --ray: the cluster that runs the replays instead of child processes here.
+    var ray: RayExecutor?
 
     init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil) {
         self.init(walks: traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }, directory: directory, jobs: jobs, timeLimit: timeLimit)
@@ -206,7 +257,9 @@ struct Batch {
 
     /// How a job ended.
     private enum Outcome: Sendable {
-        case exited(Int, ChildExit)
+        case exited(Int, ChildExit, node: String?)
+        /// The cluster could not run it (--ray), after its retries.
+        case lost(Int, String)
         case timedOut(Int)
         case notStarted(Int, String)
         case cancelled(Int)
@@ -267,9 +320,17 @@ struct Batch {
                         items[k].reason = "interrupted before it started"
                         announce(items[k])
                     }
-                case .exited(let k, let status):
+                case .exited(let k, let status, let node):
                     running -= 1
-                    finish(k, status: status)
+                    items[k].node = node
+                    if status.timedOut {
+                        discard(k, status: .failed, reason: "still running after --timeout \(String(format: "%g", timeLimit ?? 0)) s; killed")
+                    } else {
+                        finish(k, status: status)
+                    }
+                case .lost(let k, let reason):
+                    running -= 1
+                    discard(k, status: .failed, reason: reason)
                 case .timedOut(let k):
                     running -= 1
                     discard(k, status: .failed, reason: "still running after --timeout \(String(format: "%g", timeLimit ?? 0)) s; killed")
@@ -304,6 +365,9 @@ struct Batch {
         let stdout: FileHandle
         let stderr: FileHandle
         let timeLimit: Double?
+        let ray: RayExecutor?
+        let stdoutPath: String
+        let stderrPath: String
     }
 
     /// Opens a job's output files and marks it running; nil (and the job failed) when they cannot be opened.
@@ -343,7 +407,8 @@ struct Batch {
         items[k].status = .running
         startedAt[k] = Date()
         announce(items[k])
-        return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit)
+        return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit,
+                   ray: ray, stdoutPath: partial, stderrPath: errors)
     }
 
     /// Runs one replay to its end, its time limit, or the batch's cancellation
@@ -353,11 +418,24 @@ struct Batch {
             try? job.stdout.close()
             try? job.stderr.close()
         }
+        if let ray = job.ray {
+            let (arguments, inputs, outputs) = RayExecutor.files(in: job.arguments)
+            let absolute = arguments.enumerated().map { i, a in
+                inputs.contains(i) || outputs.contains(i) ? URL(fileURLWithPath: a).standardizedFileURL.path : a
+            }
+            let request = RayExecutor.Request(id: job.index, args: absolute, inputs: inputs, outputs: outputs,
+                                              stdout: job.stdoutPath, stderr: job.stderrPath, timeout: job.timeLimit)
+            switch await ray.run(request) {
+            case .exited(let exit, let node): return Task.isCancelled ? .cancelled(job.index) : .exited(job.index, exit, node: node)
+            case .failed(let reason): return Task.isCancelled ? .cancelled(job.index) : .lost(job.index, reason)
+            case .cancelled: return .cancelled(job.index)
+            }
+        }
         do {
             let run = try await ChildProcess.run(job.executable, job.arguments, stdout: .file(job.stdout), stderr: .file(job.stderr),
                                                  timeout: job.timeLimit.map { .seconds($0) })
             if Task.isCancelled { return .cancelled(job.index) }
-            return run.timedOut ? .timedOut(job.index) : .exited(job.index, run.exit)
+            return run.timedOut ? .timedOut(job.index) : .exited(job.index, run.exit, node: nil)
         } catch {
             return .notStarted(job.index, error.localizedDescription)
         }

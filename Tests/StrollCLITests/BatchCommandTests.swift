@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import Testing
 import TestSupport
+@testable import stroll
 
 @Suite("stroll batch", .serialized)
 struct BatchCommandTests {
@@ -178,6 +179,33 @@ struct BatchCommandTests {
         let notForBatch = try await StrollBinary.run(["batch", walk, "--out", out, "--format", "jsonl"])
         #expect(notForBatch.status == 64 && notForBatch.stderr.contains("--format"))
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("--ray: the options that go with it are refused without it; a driver that cannot start or a cluster that cannot be reached is exit 69 in seconds, with nothing left behind")
+    func rayErrors() async throws {
+        let dir = try directory()
+        let walk = packageRoot.appendingPathComponent("traces/campus-loop.gpx").path
+        let out = dir.appendingPathComponent("never").path
+        let alone = try await StrollBinary.run(["batch", walk, "--out", out, "--ray-stroll", "/usr/bin/stroll"])
+        #expect(alone.status == 64 && alone.stderr.contains("--ray-stroll goes with --ray"))
+        // A Python without the driver: the reason and what to do.
+        let noDriver = try await StrollBinary.run(["batch", walk, "--out", out, "--ray", "127.0.0.1:9", "--ray-python", "/usr/bin/python3"])
+        #expect(noDriver.status == 69 && noDriver.stderr.contains("No module named stroll_ray") && noDriver.stderr.contains("pip install ./python"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // A Python that is not there.
+        let noPython = try await StrollBinary.run(["batch", walk, "--out", out, "--ray", "127.0.0.1:9", "--ray-python", "/nonexistent/python"])
+        #expect(noPython.status == 69 && noPython.stderr.contains("/nonexistent/python"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("--ray: the files a replay reads and writes are found in its command line, in either option form")
+    func rayFiles() {
+        let (args, inputs, outputs) = RayExecutor.files(in: ["replay", "walk.gpx", "--format", "jsonl", "--geojson", "out/w.geojson", "--svg", "out/w.svg",
+                                                             "--places", "a.json", "--places=b.csv", "--group", "a.json", "--regions", "r.geojson",
+                                                             "--verify", "g.json", "--record", "h.json", "--seed", "3"])
+        #expect(args.count == 22 && args[10] == "--places" && args[11] == "b.csv")
+        #expect(inputs.map { args[$0] } == ["walk.gpx", "a.json", "b.csv", "r.geojson", "g.json"])
+        #expect(outputs.map { args[$0] } == ["out/w.geojson", "out/w.svg", "h.json"])
     }
 
     @Test("interrupted midway and run again, it completes without redoing finished traces")

@@ -1,0 +1,1 @@
+"""The Ray executor behind `stroll batch --ray ADDRESS` (see driver.py)."""

@@ -1,0 +1,3 @@
+from .driver import main
+import sys
+sys.exit(main())
