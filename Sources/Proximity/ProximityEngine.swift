@@ -42,6 +42,20 @@ public struct RankingUpdate: Equatable, Sendable {
     public var nearest: String?
     /// The nearest place's distance in metres.
     public var nearestDistance: Double?
+
+    public init(order: [String], names: [String], distances: [Double], displayDistances: [String], changed: Bool,
+                moves: [RowMove], inserted: [String], deleted: [String], nearest: String?, nearestDistance: Double?) {
+        self.order = order
+        self.names = names
+        self.distances = distances
+        self.displayDistances = displayDistances
+        self.changed = changed
+        self.moves = moves
+        self.inserted = inserted
+        self.deleted = deleted
+        self.nearest = nearest
+        self.nearestDistance = nearestDistance
+    }
 }
 
 /// Recomputes and re-sorts distances to a set of places on every update.
@@ -159,23 +173,31 @@ public struct ProximityEngine {
             millimetres[a] != millimetres[b] ? millimetres[a] < millimetres[b]
                 : (nameRank[a] != nameRank[b] ? nameRank[a] < nameRank[b] : idRank[a] < idRank[b])
         }
-        let diff = RowDiff(previous: previousIDs, current: ids)
-        let update = RankingUpdate(
-            order: ids,
-            names: candidate.map { places[$0].name },
-            distances: candidate.map { distances[$0] },
-            displayDistances: candidate.map { Self.display(distances[$0]) },
-            changed: isFirst || ids != previousIDs,
-            moves: isFirst ? [] : diff.moves,
-            inserted: isFirst ? ids : diff.inserted,
-            deleted: isFirst ? [] : diff.deleted,
-            nearest: nearestIndex.map { places[$0].id },
-            nearestDistance: nearestIndex.map { distances[$0] }
-        )
+        let update = Self.update(order: ids, names: candidate.map { places[$0].name }, distances: candidate.map { distances[$0] },
+                                 nearest: nearestIndex.map { (places[$0].id, distances[$0]) }, previous: isFirst ? nil : previousIDs)
         isFirst = false
         order = candidate
         previousIDs = ids
         return update
+    }
+
+    /// The update for a new order after `previous` (nil for the first): what
+    /// changed, the fewest row moves, what joined and left.
+    static func update(order ids: [String], names: [String], distances: [Double], nearest: (id: String, distance: Double)?,
+                       previous: [String]?) -> RankingUpdate {
+        let diff = previous.map { RowDiff(previous: $0, current: ids) }
+        return RankingUpdate(
+            order: ids,
+            names: names,
+            distances: distances,
+            displayDistances: distances.map(display),
+            changed: previous.map { ids != $0 } ?? true,
+            moves: diff?.moves ?? [],
+            inserted: diff?.inserted ?? ids,
+            deleted: diff?.deleted ?? [],
+            nearest: nearest?.id,
+            nearestDistance: nearest?.distance
+        )
     }
 
     /// A distance as a table cell shows it: "85 m" under a kilometre, "1.2 km" under 100 km, "123 km" beyond.

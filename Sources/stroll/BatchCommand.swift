@@ -30,10 +30,18 @@ struct BatchCommand: AsyncParsableCommand {
         the first divergence as its reason, and a walk without a golden fails. --junit \
         FILE writes a JUnit XML report (a test case per walk) for CI systems.
 
+        With --ray ADDRESS each replay runs as a task on a Ray cluster's worker nodes \
+        (the driver: pip install ./python), with the same outputs, byte for byte; files \
+        travel through Ray's object store, and a task lost with its node is retried. \
+        --shard-places K splits the places into K shards, replays each walk once per \
+        shard (on different workers with --ray) and merges the events into exactly those \
+        of one replay over all places.
+
         Examples:
           stroll batch traces/*.gpx --jobs 3 --out runs
           stroll batch traces/*.gpx --out runs --places cafes.json --record-dir goldens
           stroll batch traces/*.gpx --out runs --places cafes.json --verify-dir goldens --junit report.xml
+          stroll batch traces/*.gpx --out runs --ray 127.0.0.1:6379
         """
     )
 
@@ -78,12 +86,22 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("ray-connect-timeout"), help: ArgumentHelp("Seconds to reach the Ray cluster before giving up.", valueName: "SECONDS"))
     var rayConnectTimeout: Double = 10
 
+    @Option(name: .customLong("shard-places"), help: ArgumentHelp("Split the places into K shards, replay each walk once per shard (on different workers with --ray) and merge the events into the exact order of all places.", valueName: "K"))
+    var shardPlaces: Int?
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
         if let jobsOption { guard jobsOption >= 1 else { throw ValidationError("--jobs must be at least 1") } }
         guard rayRetries >= 0, rayRetries <= 100 else { throw ValidationError("--ray-retries must be 0 to 100") }
         guard rayConnectTimeout > 0, rayConnectTimeout.isFinite else { throw ValidationError("--ray-connect-timeout must be more than 0 seconds") }
+        if let shardPlaces {
+            guard shardPlaces >= 2, shardPlaces <= 64 else { throw ValidationError("--shard-places must be 2 to 64") }
+            for (name, given) in [("--select", simulation.select != nil), ("--cluster", simulation.cluster),
+                                  ("--record-dir", recordDir != nil), ("--verify-dir", verifyDir != nil)] where given {
+                throw ValidationError("--shard-places cannot go with \(name): it needs every place on one machine")
+            }
+        }
         if ray == nil {
             for (name, given) in [("--ray-python", rayPython != nil), ("--ray-stroll", rayStroll != nil)] where given {
                 throw ValidationError("\(name) goes with --ray ADDRESS")
@@ -97,7 +115,7 @@ struct BatchCommand: AsyncParsableCommand {
     func run() async throws {
         // The options are checked once, before any replay starts.
         let log = logging.logger("stroll.batch")
-        _ = try simulation.loadPlaces(log: log)
+        let (placeSet, activeGroups, _, _) = try simulation.loadPlaces(log: log)
         var walks = traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }
         if let plan {
             let planned = try BatchPlan.load(plan)
@@ -108,6 +126,11 @@ struct BatchCommand: AsyncParsableCommand {
                     combined = try SimulationOptions.parse(simulation.arguments + walk.options)
                 } catch {
                     printError("error: \(plan): walk \(walk.trace): \(SimulationOptions.message(for: error))")
+                    throw StrollExit.usage
+                }
+                let placeOptions = walk.options.filter { ["--places", "--group", "--select", "--cluster"].contains($0.split(separator: "=").first.map(String.init) ?? $0) }
+                if shardPlaces != nil, !placeOptions.isEmpty {
+                    printError("error: \(plan): walk \(walk.trace): \(placeOptions[0]) cannot go with --shard-places: the shards hold the batch's places")
                     throw StrollExit.usage
                 }
                 _ = try combined.loadPlaces(log: log)
@@ -159,6 +182,17 @@ struct BatchCommand: AsyncParsableCommand {
         }
         var batch = Batch(walks: walks, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens)
         batch.ray = executor
+        let shardDirectory = (out as NSString).appendingPathComponent(".shards")
+        if let shardPlaces {
+            do {
+                batch.shards = try ShardPlan.write(placeSet.places(inGroups: activeGroups), activeGroups: activeGroups, count: shardPlaces,
+                                                   placesRejected: placeSet.rejected.count, sortMode: simulation.sort ?? .distance, directory: shardDirectory)
+            } catch {
+                printError("error: cannot write the shards in \(shardDirectory): \(error.localizedDescription)")
+                throw StrollExit.internalError
+            }
+        }
+        defer { if shardPlaces != nil { try? FileManager.default.removeItem(atPath: shardDirectory) } }
         let started = Date()
         let failed = await batch.run()
         await executor?.finish()
@@ -220,6 +254,8 @@ struct Batch {
     private var startedAt: [Int: Date] = [:]
     /// With --ray: the cluster that runs the replays instead of child processes here.
     var ray: RayExecutor?
+    /// With --shard-places: the shards each walk is replayed on, then merged.
+    var shards: ShardPlan?
 
     init(traces: [String], directory: String, jobs: Int, timeLimit: Double? = nil) {
         self.init(walks: traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }, directory: directory, jobs: jobs, timeLimit: timeLimit)
@@ -368,6 +404,7 @@ struct Batch {
         let ray: RayExecutor?
         let stdoutPath: String
         let stderrPath: String
+        let shards: ShardPlan?
     }
 
     /// Opens a job's output files and marks it running; nil (and the job failed) when they cannot be opened.
@@ -385,7 +422,9 @@ struct Batch {
             discard(k, status: .failed, reason: "cannot write \(errors)")
             return nil
         }
-        var arguments = ["replay", item.trace, "--format", "jsonl", "--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")]
+        // Sharded: the events only (the GeoJSON and SVG would draw one shard's places).
+        var arguments = ["replay", item.trace, "--format", "jsonl"]
+            + (shards == nil ? ["--geojson", output("\(item.stem).geojson"), "--svg", output("\(item.stem).svg")] : [])
             + replayArguments + (item.options ?? [])
         switch goldens {
         case .record(let dir)?:
@@ -408,7 +447,7 @@ struct Batch {
         startedAt[k] = Date()
         announce(items[k])
         return Job(index: k, executable: executable, arguments: arguments, stdout: sink, stderr: errorSink, timeLimit: timeLimit,
-                   ray: ray, stdoutPath: partial, stderrPath: errors)
+                   ray: ray, stdoutPath: partial, stderrPath: errors, shards: shards)
     }
 
     /// Runs one replay to its end, its time limit, or the batch's cancellation
@@ -418,13 +457,74 @@ struct Batch {
             try? job.stdout.close()
             try? job.stderr.close()
         }
+        if let shards = job.shards { return await performSharded(job, shards) }
+        return await performOne(job, arguments: job.arguments, stdout: job.stdout, stderr: job.stderr,
+                                stdoutPath: job.stdoutPath, stderrPath: job.stderrPath, id: job.index * 100)
+    }
+
+    /// A sharded walk: every shard's replay at once, then their events merged
+    /// into the walk's. A shard that fails speaks for the walk.
+    private static func performSharded(_ job: Job, _ shards: ShardPlan) async -> Outcome {
+        let k = job.index
+        let paths = shards.files.indices.map { s in (out: "\(job.stdoutPath).shard-\(s)", err: "\(job.stderrPath).shard-\(s)") }
+        defer {
+            for p in paths {
+                try? FileManager.default.removeItem(atPath: p.out)
+                try? FileManager.default.removeItem(atPath: p.err)
+            }
+        }
+        var outcomes = [Outcome?](repeating: nil, count: paths.count)
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            for (s, p) in paths.enumerated() {
+                group.addTask {
+                    guard FileManager.default.createFile(atPath: p.out, contents: nil), FileManager.default.createFile(atPath: p.err, contents: nil),
+                          let out = FileHandle(forWritingAtPath: p.out), let err = FileHandle(forWritingAtPath: p.err) else {
+                        return (s, .lost(k, "cannot write \(p.out)"))
+                    }
+                    defer {
+                        try? out.close()
+                        try? err.close()
+                    }
+                    return (s, await performOne(job, arguments: shards.arguments(job.arguments, shard: s), stdout: out, stderr: err,
+                                                stdoutPath: p.out, stderrPath: p.err, id: k * 100 + s))
+                }
+            }
+            for await (s, outcome) in group { outcomes[s] = outcome }
+        }
+        if Task.isCancelled { return .cancelled(k) }
+        var nodes: [String] = []
+        for (s, outcome) in outcomes.enumerated() {
+            guard let outcome else { return .lost(k, "shard \(s) did not run") }
+            guard case .exited(_, let exit, let node) = outcome else { return outcome }
+            if let node, !nodes.contains(node) { nodes.append(node) }
+            if exit.status != 0 || exit.signal != nil || exit.timedOut {
+                // The walk's own files tell why, as for a walk that is not sharded.
+                for (from, to) in [(paths[s].err, job.stderrPath), (paths[s].out, job.stdoutPath)] {
+                    try? FileManager.default.removeItem(atPath: to)
+                    try? FileManager.default.copyItem(atPath: from, toPath: to)
+                }
+                return outcome
+            }
+        }
+        let merged: Result<Void, ShardPlan.MergeError> = await withCheckedContinuation { c in
+            DispatchQueue.global().async {
+                c.resume(returning: Result { () throws(ShardPlan.MergeError) in try shards.merge(paths.map(\.out), into: job.stdoutPath) })
+            }
+        }
+        if case .failure(let error) = merged { return .lost(k, "the shards' events cannot be merged: \(error.reason)") }
+        return .exited(k, ChildExit(status: 0), node: nodes.isEmpty ? nil : nodes.sorted().joined(separator: ", "))
+    }
+
+    /// One replay: here as a child process, or on the cluster.
+    private static func performOne(_ job: Job, arguments jobArguments: [String], stdout: FileHandle, stderr: FileHandle,
+                                   stdoutPath: String, stderrPath: String, id: Int) async -> Outcome {
         if let ray = job.ray {
-            let (arguments, inputs, outputs) = RayExecutor.files(in: job.arguments)
+            let (arguments, inputs, outputs) = RayExecutor.files(in: jobArguments)
             let absolute = arguments.enumerated().map { i, a in
                 inputs.contains(i) || outputs.contains(i) ? URL(fileURLWithPath: a).standardizedFileURL.path : a
             }
-            let request = RayExecutor.Request(id: job.index, args: absolute, inputs: inputs, outputs: outputs,
-                                              stdout: job.stdoutPath, stderr: job.stderrPath, timeout: job.timeLimit)
+            let request = RayExecutor.Request(id: id, args: absolute, inputs: inputs, outputs: outputs,
+                                              stdout: stdoutPath, stderr: stderrPath, timeout: job.timeLimit)
             switch await ray.run(request) {
             case .exited(let exit, let node): return Task.isCancelled ? .cancelled(job.index) : .exited(job.index, exit, node: node)
             case .failed(let reason): return Task.isCancelled ? .cancelled(job.index) : .lost(job.index, reason)
@@ -432,7 +532,7 @@ struct Batch {
             }
         }
         do {
-            let run = try await ChildProcess.run(job.executable, job.arguments, stdout: .file(job.stdout), stderr: .file(job.stderr),
+            let run = try await ChildProcess.run(job.executable, jobArguments, stdout: .file(stdout), stderr: .file(stderr),
                                                  timeout: job.timeLimit.map { .seconds($0) })
             if Task.isCancelled { return .cancelled(job.index) }
             return run.timedOut ? .timedOut(job.index) : .exited(job.index, run.exit, node: nil)
@@ -469,7 +569,7 @@ struct Batch {
                 try FileManager.default.moveItem(atPath: partial, toPath: final)
                 items[k].status = .done
                 items[k].reason = nil
-                items[k].outputs = ["\(items[k].stem).jsonl", "\(items[k].stem).geojson", "\(items[k].stem).svg"]
+                items[k].outputs = shards == nil ? ["\(items[k].stem).jsonl", "\(items[k].stem).geojson", "\(items[k].stem).svg"] : ["\(items[k].stem).jsonl"]
             } catch {
                 items[k].status = .failed
                 items[k].reason = "cannot keep the output: \(error.localizedDescription)"

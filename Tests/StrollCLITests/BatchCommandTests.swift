@@ -198,6 +198,37 @@ struct BatchCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    @Test("--shard-places: every walk's merged events are byte for byte one replay's over all places (within, follow, name sort); what needs every place in one replay is refused")
+    func shardedPlaces() async throws {
+        let dir = try directory()
+        let walks = ["traces/campus-loop.gpx", "traces/pier-head-to-guild.gpx", "traces/lime-street-to-campus.csv"].map { packageRoot.appendingPathComponent($0).path }
+        for options in [["--follow", "--within", "600"], ["--sort", "name", "--rate", "2"]] {
+            let out = dir.appendingPathComponent(UUID().uuidString)
+            let run = try await StrollBinary.run(["batch"] + walks + ["--out", out.path, "--shard-places", "3"] + options)
+            #expect(run.status == 0, "\(run.stdout)")
+            for walk in walks {
+                let alone = try await StrollBinary.run(["replay", walk, "--format", "jsonl"] + options)
+                let stem = ((walk as NSString).lastPathComponent as NSString).deletingPathExtension
+                let merged = try String(contentsOf: out.appendingPathComponent("\(stem).jsonl"), encoding: .utf8)
+                #expect(merged == alone.stdout, "\(walk) \(options)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(".shards").path))
+        }
+        let out = dir.appendingPathComponent("never").path
+        for (extra, expected) in [(["--shard-places", "1"], "--shard-places must be 2 to 64"),
+                                  (["--shard-places", "2", "--select", "Leaf"], "--shard-places cannot go with --select"),
+                                  (["--shard-places", "2", "--record-dir", dir.path], "--shard-places cannot go with --record-dir")] {
+            let refused = try await StrollBinary.run(["batch", walks[0], "--out", out] + extra)
+            #expect(refused.status == 64 && refused.stderr.contains(expected), "\(refused.stderr)")
+        }
+        let plan = dir.appendingPathComponent("plan.json").path
+        try Data(#"[{"trace": "\#(walks[0])", "options": ["--places", "x.json"]}]"#.utf8).write(to: URL(fileURLWithPath: plan))
+        try Data("[]".utf8).write(to: URL(fileURLWithPath: dir.appendingPathComponent("x.json").path))
+        let planned = try await StrollBinary.run(["batch", "--plan", plan, "--out", out, "--shard-places", "2"])
+        #expect(planned.status == 64 && planned.stderr.contains("--places cannot go with --shard-places"), "\(planned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test("--ray: the files a replay reads and writes are found in its command line, in either option form")
     func rayFiles() {
         let (args, inputs, outputs) = RayExecutor.files(in: ["replay", "walk.gpx", "--format", "jsonl", "--geojson", "out/w.geojson", "--svg", "out/w.svg",
@@ -266,7 +297,10 @@ struct BatchFailureTests {
     func killedReplay() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let walks = try BatchCommandTests().longWalks(2, in: dir)
+        // The first walk is a FIFO no one writes: its replay waits until it is killed, however slow the machine.
+        let fifo = dir.appendingPathComponent("waits.gpx").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let walks = [fifo, packageRoot.appendingPathComponent("traces/campus-loop.gpx").path]
         let out = dir.appendingPathComponent("out")
         let run = try await StrollBinary.run(["batch"] + walks + ["--jobs", "1", "--out", out.path]) { pid in
             // The first replay, once it runs.

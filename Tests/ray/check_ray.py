@@ -2,19 +2,20 @@
 """`stroll batch --ray` on a real Ray cluster: a head and two worker nodes on
 loopback (127.0.0.1, 127.0.0.2, 127.0.0.3), each started with `ray start`.
 
-1. Every bundled walk and real trace, as a batch on the cluster, gives
+1. Throughput with one worker node, then two, beside --jobs 2 here.
+2. Every bundled walk and real trace, as a batch on the cluster, gives
    byte-identical outputs (events, GeoJSON, SVG) and the same statuses and
    reasons as `stroll batch --jobs 3` on this machine; a rerun skips them all.
-2. Ctrl-C (SIGINT) mid-batch: exit 130, what finished kept, the rest
-   cancelled, no partial file; the rerun finishes the rest.
-3. A worker without the stroll executable: every walk fails with that reason
+3. Ctrl-C (SIGINT) mid-batch: exit 130, what finished kept, the rest
+   cancelled, no partial file; the rerun finishes the rest, identical.
+4. A worker without the stroll executable: every walk fails with that reason
    after its retries, exit 1, no partial file.
-4. Throughput with one worker node, then two.
-5. kill -9 of a worker node's raylet mid-batch: the batch still completes,
-   every walk done exactly once, outputs identical to the local batch.
-6. An unreachable address is an error (exit 69) within seconds.
-7. Sharded ranking (--shard-places 4) of 1 000 000 places equals the
-   single-machine order for every update of a walk.
+5. An unreachable address (a closed port; a port that never speaks Ray) is
+   an error, exit 69, within seconds, with nothing left behind.
+6. Sharded ranking (--shard-places 4) of 1 000 000 places: the merged events
+   are byte for byte those of one replay over all places, every update.
+7. kill -9 of a worker node's raylet mid-batch: the batch still completes,
+   every walk done exactly once, outputs identical (last: it leaves one node).
 
 usage: check_ray.py STROLL PYTHON   (PYTHON has ray and stroll_ray installed)
 """
@@ -85,6 +86,20 @@ def outputs(folder):
     return files, statuses
 
 
+def wait_until(folder, ready, limit=120):
+    """Waits until the batch's status.json in folder satisfies ready(traces)."""
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        status = os.path.join(folder, "status.json")
+        if os.path.exists(status):
+            try:
+                if ready(json.load(open(status))["traces"]):
+                    return
+            except ValueError:
+                pass
+        time.sleep(0.05)
+
+
 def no_partials(folder):
     left = [f for f in os.listdir(folder) if f.startswith(".") and f != ".ray-driver.log"]
     assert not left, f"partial files left in {folder}: {left}"
@@ -102,11 +117,11 @@ def main():
         t0 = time.time()
         # The head runs no replays (0 CPUs): the worker nodes do.
         ray_start(["--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", "0",
-                   "--include-dashboard=false", "--object-store-memory", str(200 << 20), "--temp-dir", os.path.join(tmp, "ray")])
-        ray_start(["--address", address, "--node-ip-address", "127.0.0.2", "--num-cpus", "1", "--object-store-memory", str(200 << 20)])
+                   "--include-dashboard=false", "--object-store-memory", str(400 << 20), "--temp-dir", os.path.join(tmp, "ray")])
+        ray_start(["--address", address, "--node-ip-address", "127.0.0.2", "--num-cpus", "1", "--object-store-memory", str(400 << 20)])
         print(f"ray: head and one worker node up in {time.time() - t0:.0f} s")
 
-        # 4. Throughput with one worker node, then two (the same 3x-repeated walk list).
+        # 1. Throughput with one worker node, then two (the same 3x-repeated walk list).
         many = walks * 3
         stems = {}
         copies = []
@@ -116,14 +131,14 @@ def main():
             shutil.copyfile(w, local)
             copies.append(local)
         _, one = batch(copies, os.path.join(tmp, "one-node"), "--ray", address, "--rate", "5")
-        ray_start(["--address", address, "--node-ip-address", "127.0.0.3", "--num-cpus", "1", "--object-store-memory", str(200 << 20)])
+        ray_start(["--address", address, "--node-ip-address", "127.0.0.3", "--num-cpus", "1", "--object-store-memory", str(400 << 20)])
         _, two = batch(copies, os.path.join(tmp, "two-nodes"), "--ray", address, "--rate", "5")
         _, local = batch(copies, os.path.join(tmp, "local-many"), "--jobs", "2", "--rate", "5")
         print(f"ray: {len(copies)} walks at --rate 5: one worker node {one:.1f} s ({len(copies) / one:.1f} walks/s), "
               f"two {two:.1f} s ({len(copies) / two:.1f} walks/s, {one / two:.2f}x); locally with --jobs 2 {local:.1f} s")
         assert outputs(os.path.join(tmp, "one-node")) == outputs(os.path.join(tmp, "two-nodes")) == outputs(os.path.join(tmp, "local-many"))
 
-        # 1. The same outputs as the local batch; a rerun skips every walk.
+        # 2. The same outputs as the local batch; a rerun skips every walk.
         r_local, _ = batch(walks, os.path.join(tmp, "local"), "--jobs", "3")
         r_ray, _ = batch(walks, os.path.join(tmp, "on-ray"), "--ray", address)
         assert "on the Ray cluster at" in r_ray.stdout and "3 nodes, 2 CPUs" in r_ray.stdout, r_ray.stdout[:500]
@@ -146,20 +161,11 @@ def main():
         assert all(os.stat(os.path.join(tmp, "on-ray", f)).st_mtime_ns == m for f, m in mtimes.items())
         print(f"ray: the rerun skipped all {done} walks done")
 
-        # 2. Ctrl-C mid-batch, then the rerun.
+        # 3. Ctrl-C mid-batch, then the rerun.
         slow = os.path.join(tmp, "interrupted")
         p = subprocess.Popen([STROLL, "batch", *copies, "--out", slow, "--ray", address, "--rate", "5"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            status = os.path.join(slow, "status.json")
-            if os.path.exists(status):
-                try:
-                    if sum(t["status"] == "done" for t in json.load(open(status))["traces"]) >= 3:
-                        break
-                except ValueError:
-                    pass
-            time.sleep(0.1)
+        wait_until(slow, lambda traces: sum(t["status"] == "done" for t in traces) >= 3)
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=60)
         assert p.returncode == 130, (p.returncode, out[-2000:])
@@ -173,7 +179,7 @@ def main():
         assert outputs(slow) == outputs(os.path.join(tmp, "two-nodes"))
         print(f"ray: Ctrl-C kept {kept} walks done and cancelled the rest (exit 130); the rerun finished them, identical")
 
-        # 3. No stroll on the workers.
+        # 4. No stroll on the workers.
         r, _ = batch(walks[:2], os.path.join(tmp, "missing"), "--ray", address, "--ray-stroll", "/nonexistent/stroll", "--ray-retries", "1")
         assert r.returncode == 1, r.stdout[-2000:]
         traces = json.load(open(os.path.join(tmp, "missing", "status.json")))["traces"]
@@ -182,7 +188,7 @@ def main():
         no_partials(os.path.join(tmp, "missing"))
         print(f"ray: without stroll on the workers every walk fails with: {traces[0]['reason']}")
 
-        # 6. Unreachable addresses: a closed port; a port that accepts and never speaks Ray.
+        # 5. Unreachable addresses: a closed port; a port that accepts and never speaks Ray.
         silent = socket.socket()
         silent.bind(("127.0.0.1", 0))
         silent.listen(16)
@@ -194,21 +200,15 @@ def main():
             print(f"ray: --ray {bad} {' '.join(extra)}: exit 69 in {took:.1f} s: {r.stderr.strip()}")
         silent.close()
 
-        # 5. A worker node's raylet killed mid-batch.
+        # 6. Sharded ranking of a million places.
+        shards(address, tmp)
+
+        # 7. A worker node's raylet killed mid-batch (last: the cluster has one worker node after it).
         killed_dir = os.path.join(tmp, "killed")
         p = subprocess.Popen([STROLL, "batch", *copies, "--out", killed_dir, "--ray", address, "--rate", "5", "--jobs", "4"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            status = os.path.join(killed_dir, "status.json")
-            if os.path.exists(status):
-                try:
-                    traces = json.load(open(status))["traces"]
-                    if sum(t["status"] == "done" for t in traces) >= 4 and any(t.get("node") == "127.0.0.3" for t in traces):
-                        break
-                except ValueError:
-                    pass
-            time.sleep(0.05)
+        wait_until(killed_dir, lambda traces: sum(t["status"] == "done" for t in traces) >= 4
+                   and any(t.get("node") == "127.0.0.3" for t in traces))
         victim = raylets().get("127.0.0.3")
         assert victim, raylets()
         os.kill(victim, signal.SIGKILL)
@@ -220,8 +220,6 @@ def main():
         after = sum(1 for t in traces if t.get("node") == "127.0.0.2")
         print(f"ray: raylet of 127.0.0.3 killed (kill -9) mid-batch: all {len(copies)} walks completed once each, "
               f"identical outputs; {after} ran on 127.0.0.2")
-        if len(sys.argv) > 3 and sys.argv[3] == "--shards":
-            shards(address, tmp)
     finally:
         stop(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -249,7 +247,48 @@ def stop(tmp):
 
 
 def shards(address, tmp):
-    pass
+    """1 000 000 places (with ties at the same spot broken by name, then id) in two
+    groups, 4 shards on the two worker nodes, merged: byte for byte the events of
+    one `stroll replay` over all places, every update of the walk."""
+    import math
+    import random
+    random.seed(7)
+    places = os.path.join(tmp, "million.csv")
+    lat0, lon0 = 53.4055, -2.9660
+    dlat, dlon = 6000 / 111_250, 6000 / (111_320 * math.cos(math.radians(lat0)))
+    with open(places, "w") as f:
+        f.write("id,name,latitude,longitude,group\n")
+        i = 0
+        while i < 1_000_000:
+            lat, lon = lat0 + (random.random() - 0.5) * dlat, lon0 + (random.random() - 0.5) * dlon
+            name, group = f"Place {random.randrange(5000)}", ("cafes" if i % 2 == 0 else "theatres")
+            f.write(f"p{i},{name},{lat:.7f},{lon:.7f},{group}\n")
+            i += 1
+            if i % 1000 == 0 and i < 1_000_000:
+                f.write(f"p{i},{name}!,{lat:.7f},{lon:.7f},{group}\n")
+                f.write(f"p{i + 1},{name},{lat:.7f},{lon:.7f},{group}\n")
+                i += 2
+    walk = os.path.join(ROOT, "traces", "lime-street-to-campus.gpx")
+    options = ["--places", places, "--distance-filter", "200", "--follow"]
+    began = time.time()
+    single = subprocess.run([STROLL, "replay", walk, "--format", "jsonl", *options], capture_output=True, env=ENV)
+    assert single.returncode == 0, single.stderr[-2000:]
+    alone = time.time() - began
+    out = os.path.join(tmp, "sharded")
+    r, took = batch([walk], out, "--ray", address, "--shard-places", "4", "--jobs", "1", *options)
+    assert r.returncode == 0, r.stdout[-2000:]
+    merged = open(os.path.join(out, "lime-street-to-campus.jsonl"), "rb").read()
+    lines = single.stdout.decode().splitlines()
+    rankings = [json.loads(l) for l in lines if l.startswith('{"type":"ranking"')]
+    assert merged == single.stdout, "the merged events differ from the single replay's"
+    status = json.load(open(os.path.join(out, "status.json")))["traces"][0]
+    assert status["node"] == "127.0.0.2, 127.0.0.3", status
+    assert not os.path.exists(os.path.join(out, ".shards")), "the shard files are removed"
+    no_partials(out)
+    rows = sum(len(x["order"]) for x in rankings)
+    print(f"ray: 1 000 000 places in 4 shards on both worker nodes: {len(rankings)} rankings ({rows} rows, "
+          f"{len(merged) / 1e6:.0f} MB of events) byte-identical to one replay over all places; "
+          f"sharded {took:.1f} s, one replay {alone:.1f} s")
 
 
 if __name__ == "__main__":
