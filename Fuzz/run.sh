@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
-targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState}")
+targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState FuzzOSM}")
 cd "$here"
 swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz >/dev/null
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
@@ -29,6 +29,7 @@ for t in ${targets[@]}; do
     FuzzPLT) corpus=$(seed plt) ; printf 'Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n' > "$corpus/walk.plt" ;;
     FuzzPlaces) corpus=$(seed places "$root"/Fixtures/*.plist "$root"/Fixtures/*.json) ;;
     FuzzGolden) corpus=$(seed golden "$root"/Tests/ProximityTests/Expected/*.json) ;;
+    FuzzOSM) corpus=$(seed osm "$root"/Fixtures/osm/seeds/*) ;;
     FuzzState) corpus=$(seed state) ; echo '{"selected":"liverpool-4","sortMode":"distance","group":"liverpool"}' > "$corpus/state.json" ;;
   esac
   mkdir -p "$here/findings/$t"

@@ -28,6 +28,12 @@ public struct PlaceRejection: Equatable, Sendable, CustomStringConvertible {
     public var reason: String
 
     public var description: String { "\(file): \(entry): \(reason)" }
+
+    public init(file: String, entry: String, reason: String) {
+        self.file = file
+        self.entry = entry
+        self.reason = reason
+    }
 }
 
 /// A file that cannot be read as places at all.
@@ -38,6 +44,12 @@ public struct PlaceFileError: Error, Equatable, Sendable, CustomStringConvertibl
     public var unreadable: Bool
 
     public var description: String { "\(file): \(reason)" }
+
+    public init(file: String, reason: String, unreadable: Bool) {
+        self.file = file
+        self.reason = reason
+        self.unreadable = unreadable
+    }
 }
 
 /// Places loaded from files, with the groups in the order they appeared.

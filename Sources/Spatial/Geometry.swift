@@ -176,6 +176,40 @@ public final class Geometry: CustomStringConvertible {
         try predicate("intersects", GEOSIntersects_r(context.handle, pointer, other.pointer))
     }
 
+    /// The centre of mass (area-weighted for polygons, length-weighted for
+    /// lines); nil for an empty geometry.
+    public func centroid() throws(SpatialError) -> PlanePoint? {
+        guard !isEmpty else { return nil }
+        guard let c = GEOSGetCentroid_r(context.handle, pointer) else { throw context.failure("centroid") }
+        defer { GEOSGeom_destroy_r(context.handle, c) }
+        var x = 0.0, y = 0.0
+        guard GEOSGeomGetX_r(context.handle, c, &x) == 1, GEOSGeomGetY_r(context.handle, c, &y) == 1 else { return nil }
+        return PlanePoint(x: x, y: y)
+    }
+
+    /// The polygons the line work of `lines` encloses (GEOS's polygonizer): ways
+    /// joined end to end into rings, as a multipolygon's members are assembled.
+    public static func polygonize(_ lines: [Geometry], in context: GEOSContext) throws(SpatialError) -> Geometry {
+        let pointers: [OpaquePointer?] = lines.map { $0.pointer }
+        let g = pointers.withUnsafeBufferPointer { buffer in
+            GEOSPolygonize_r(context.handle, buffer.baseAddress, UInt32(buffer.count))
+        }
+        guard let g else { throw context.failure("polygonize") }
+        return Geometry(context: context, taking: g)
+    }
+
+    /// Everything this geometry covers, merged (overlaps dissolved).
+    public func unaryUnion() throws(SpatialError) -> Geometry {
+        guard let g = GEOSUnaryUnion_r(context.handle, pointer) else { throw context.failure("union") }
+        return Geometry(context: context, taking: g)
+    }
+
+    /// This geometry without `other`.
+    public func difference(_ other: Geometry) throws(SpatialError) -> Geometry {
+        guard let g = GEOSDifference_r(context.handle, pointer, other.pointer) else { throw context.failure("difference") }
+        return Geometry(context: context, taking: g)
+    }
+
     /// A prepared form for many containment tests against this geometry.
     public func prepared() throws(SpatialError) -> PreparedGeometry {
         guard let p = GEOSPrepare_r(context.handle, pointer) else { throw context.failure("prepare") }

@@ -32,7 +32,7 @@ public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Reads a file in fixed-size chunks so memory stays bounded whatever its size,
 /// checking as it goes that the bytes are text: valid UTF-8 (or ISO-8859-1,
 /// transcoded to UTF-8, when the caller says so) with no NUL byte.
-final class ByteSource {
+package final class ByteSource {
     static let chunkSize = 1 << 20
 
     private let handle: FileHandle?
@@ -58,7 +58,7 @@ final class ByteSource {
     private var stored: Int64 = 0
 
     /// Opens `path` for streaming; a directory or a missing file is `.unreadable`.
-    init(path: String, progress: ReadProgress.Observer? = nil) throws(TraceError) {
+    package init(path: String, progress: ReadProgress.Observer? = nil) throws(TraceError) {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -9,8 +9,8 @@
 /// It checks well-formedness as far as a trace needs: matching tags, quoted
 /// attributes, known entities, one root element, nothing after it but
 /// whitespace, comments and processing instructions.
-struct XMLScanner {
-    enum Token: Equatable {
+package struct XMLScanner {
+    package enum Token: Equatable {
         case start
         case end
         case endOfDocument
@@ -26,13 +26,13 @@ struct XMLScanner {
     private var lineStart = 0
 
     /// Line and column of the current token's `<` (or of the error).
-    private(set) var line = 1
-    private(set) var column = 1
+    package private(set) var line = 1
+    package private(set) var column = 1
 
     /// The current element's local name (prefix removed) after `.start`/`.end`.
-    private(set) var name: String = ""
+    package private(set) var name: String = ""
     /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
-    private(set) var selfClosing = false
+    package private(set) var selfClosing = false
     /// The current start tag's attributes: local names and ranges of their
     /// decoded values in `attributeBytes` (valid until the next token).
     private(set) var attributes: [(name: String, range: Range<Int>)] = []
@@ -48,7 +48,7 @@ struct XMLScanner {
     /// Bounds memory: no text run, tag or comment may be longer than this.
     static let maxTokenBytes = 64 << 20
 
-    init(source: ByteSource) throws(TraceError) {
+    package init(source: ByteSource) throws(TraceError) {
         self.source = source
         try fill()
         try prologue()
@@ -166,7 +166,7 @@ struct XMLScanner {
     // MARK: Tokens
 
     /// Advances to the next start or end tag, collecting text on the way.
-    mutating func next() throws(TraceError) -> Token {
+    package mutating func next() throws(TraceError) -> Token {
         if pendingEnd {
             pendingEnd = false
             selfClosing = false
@@ -411,7 +411,7 @@ struct XMLScanner {
     }
 
     /// The decoded value of the current start tag's attribute `name`.
-    func attribute(_ name: String) -> ArraySlice<UInt8>? {
+    package func attribute(_ name: String) -> ArraySlice<UInt8>? {
         attributes.first { $0.name == name }.map { attributeBytes[$0.range] }
     }
 

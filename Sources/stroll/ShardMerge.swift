@@ -53,17 +53,20 @@ struct ShardPlan: Sendable {
                          placesRejected: placesRejected, sortMode: sortMode)
     }
 
-    /// A shard's replay arguments: the batch's, with its own place file and groups.
+    /// A shard's replay arguments: the batch's, with its own place file and
+    /// groups (the shard files hold places already read, so the options that
+    /// choose OpenStreetMap elements go too).
     func arguments(_ replay: [String], shard k: Int) -> [String] {
+        let placeOptions = ["--places", "--group", "--osm-filter", "--group-name"]
         var kept: [String] = []
         var i = 0
         while i < replay.count {
             let a = replay[i]
-            if a == "--places" || a == "--group" {
+            if placeOptions.contains(a) {
                 i += 2
                 continue
             }
-            if a.hasPrefix("--places=") || a.hasPrefix("--group=") {
+            if placeOptions.contains(where: { a.hasPrefix($0 + "=") }) {
                 i += 1
                 continue
             }

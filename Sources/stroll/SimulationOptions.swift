@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlacesOSM
 import Geodesy
 import Logging
 import LocationSimulation
@@ -16,6 +17,12 @@ struct SimulationOptions: ParsableArguments {
 
     @Option(name: .customLong("group"), help: ArgumentHelp("Only this group of places; repeatable.", valueName: "NAME"))
     var groups: [String] = []
+
+    @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap places (.osm.pbf, .osm, Overpass JSON): the elements with this tag, KEY=V1,V2 or KEY; repeatable. The group is the value.", valueName: "KEY=VALUES"))
+    var osmFilters: [String] = []
+
+    @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap places: one group of this name instead of a group per tag value.", valueName: "NAME"))
+    var groupName: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
     var accuracy: Double = 10
@@ -75,6 +82,10 @@ struct SimulationOptions: ParsableArguments {
         guard mapWidth > 0, mapWidth.isFinite, mapWidth <= 100_000 else { throw ValidationError("--map-width must be more than 0 and at most 100000 points") }
         guard clusterRadius > 0, clusterRadius.isFinite else { throw ValidationError("--cluster-radius must be more than 0 points") }
         if let within { guard within >= 0, within.isFinite else { throw ValidationError("--within must be 0 metres or more") } }
+        for f in osmFilters where OSMFilter(parsing: f) == nil {
+            throw ValidationError("--osm-filter takes KEY=VALUE,VALUE or KEY (for example amenity=cafe,restaurant), not \"\(f)\"")
+        }
+        if let groupName, groupName.isEmpty { throw ValidationError("--group-name must not be empty") }
     }
 
     var settings: LocationSettings {
@@ -133,14 +144,7 @@ extension SimulationOptions {
     func loadPlaces(log: Logger) throws -> (PlaceSet, [String], [MonitoredRegion], String?) {
         var set = PlaceSet()
         let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
-        for file in placeFiles {
-            do {
-                set.merge(try PlaceSet.load(file))
-            } catch {
-                printError(error.description)
-                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
-            }
-        }
+        for file in placeFiles { set.merge(try Self.loadPlaceFile(file, osmFilters: osmFilters, groupName: groupName)) }
         for r in set.rejected { printError("warning: \(r.description)") }
         log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
         let activeGroups: [String]
@@ -177,12 +181,41 @@ extension SimulationOptions {
         return (set, activeGroups, monitored, selectID)
     }
 
+    /// One place source of any kind (the CoffeeShop13 list, JSON, CSV, GeoJSON,
+    /// KML, an OpenStreetMap extract or Overpass answer); errors are printed and
+    /// become the contract's exit codes.
+    static func loadPlaceFile(_ file: String, osmFilters: [String], groupName: String?) throws -> PlaceSet {
+        let filters = osmFilters.compactMap(OSMFilter.init(parsing:))
+        let overpass = !OSMPlaces.isExtract(file) && file.lowercased().hasSuffix(".json")
+            && FileManager.default.contents(atPath: file).map(OSMPlaces.isOverpass) == true
+        if filters.isEmpty, OSMPlaces.isExtract(file) || overpass {
+            printError("error: \(file): an OpenStreetMap source needs --osm-filter KEY=VALUE,... (for example amenity=cafe) to choose its places")
+            throw StrollExit.usage
+        }
+        do {
+            if OSMPlaces.isExtract(file) {
+                return try OSMPlaces.load(file, filters: filters, groupName: groupName)
+            } else if overpass, let data = FileManager.default.contents(atPath: file) {
+                return try OSMPlaces.loadOverpass(data, file: file, filters: filters, groupName: groupName)
+            }
+            return try PlaceSet.load(file)
+        } catch let error as OSMError {
+            printError("error: \(error.description)")
+            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+        } catch let error as PlaceFileError {
+            printError(error.description)
+            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
+    }
+
     /// The options as command-line arguments again, for a child `stroll replay`
     /// (batch). Every option is here; the tests parse them back and compare.
     var arguments: [String] {
         var a: [String] = []
         for p in places { a += ["--places", p] }
         for g in groups { a += ["--group", g] }
+        for f in osmFilters { a += ["--osm-filter", f] }
+        if let groupName { a += ["--group-name", groupName] }
         a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
               "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
               "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Proximity
+import Replay
+import Traces
+
+struct PlacesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "places",
+        abstract: "Inspect and convert place sources (JSON, CSV, GeoJSON, KML, the CoffeeShop13 list, OpenStreetMap).",
+        subcommands: [Info.self, Convert.self]
+    )
+
+    /// The source and the options that choose its places, as every command's --places takes them.
+    struct Source: ParsableArguments {
+        @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json.")
+        var source: String
+
+        @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap: the elements with this tag, KEY=V1,V2 or KEY; repeatable.", valueName: "KEY=VALUES"))
+        var osmFilters: [String] = []
+
+        @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap: one group of this name.", valueName: "NAME"))
+        var groupName: String?
+
+        func load() throws -> PlaceSet {
+            try SimulationOptions.loadPlaceFile(source, osmFilters: osmFilters, groupName: groupName)
+        }
+    }
+
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What a place source holds: places per group, bounds, what was skipped and why.",
+            discussion: """
+            With --json one object: count, groups (name to count, in order), bounds (minLat, \
+            minLon, maxLat, maxLon; null without places) and skipped (a list of {reason, count}: \
+            the reasons with their numbers as N, so alike skips count together). Without it, a \
+            table and every skipped entry with its own reason.
+
+            Example:
+              stroll places info monaco-latest.osm.pbf --osm-filter amenity=cafe,restaurant --json
+            """
+        )
+
+        @OptionGroup var source: Source
+
+        @Flag(help: "One JSON object with the keys of the command-line contract.")
+        var json = false
+
+        func run() throws {
+            let set = try source.load()
+            var counts: [String: Int] = [:]
+            for p in set.places { counts[p.group, default: 0] += 1 }
+            let lats = set.places.map(\.coordinate.latitude), lons = set.places.map(\.coordinate.longitude)
+            var skipped: [(String, Int)] = []
+            for r in set.rejected {
+                let reason = r.reason.replacingOccurrences(of: "[0-9]+", with: "N", options: .regularExpression)
+                if let k = skipped.firstIndex(where: { $0.0 == reason }) { skipped[k].1 += 1 } else { skipped.append((reason, 1)) }
+            }
+            if json {
+                let bounds: JSON = set.places.isEmpty ? .null : .object([
+                    ("minLat", .number(lats.min() ?? 0)), ("minLon", .number(lons.min() ?? 0)),
+                    ("maxLat", .number(lats.max() ?? 0)), ("maxLon", .number(lons.max() ?? 0)),
+                ])
+                print(JSON.object([("count", .int(set.places.count)), ("groups", .object(set.groups.map { ($0, .int(counts[$0] ?? 0)) })),
+                                   ("bounds", bounds), ("skipped", .array(skipped.map { .object([("reason", .string($0.0)), ("count", .int($0.1))]) }))]).text)
+                return
+            }
+            print("places      \(set.places.count)")
+            for g in set.groups { print("  \(g): \(counts[g] ?? 0)") }
+            if let minLat = lats.min(), let maxLat = lats.max(), let minLon = lons.min(), let maxLon = lons.max() {
+                print("bounds      \(minLat), \(minLon) to \(maxLat), \(maxLon)")
+            }
+            print("skipped     \(set.rejected.count)")
+            for r in set.rejected { print("  \(r.entry): \(r.reason)") }
+        }
+    }
+
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a place source as JSON, CSV or GeoJSON, for Stroll and for GIS tools.",
+            discussion: """
+            FORMAT is json (an array of {id, name, subtitle, latitude, longitude, group}), csv \
+            (the header id,name,subtitle,latitude,longitude,group) or geojson (a FeatureCollection \
+            of Point features with id, name, subtitle and group properties); without --to it is \
+            told by OUT's extension. Coordinates keep every digit. The output is written atomically.
+
+            Example:
+              stroll places convert monaco-latest.osm.pbf cafes.geojson --osm-filter amenity=cafe
+            """
+        )
+
+        @OptionGroup var source: Source
+
+        @Argument(help: "The file to write.")
+        var output: String
+
+        @Option(help: ArgumentHelp("json, csv or geojson.", valueName: "FORMAT"))
+        var to: String?
+
+        var format: String? { to ?? ["json": "json", "csv": "csv", "geojson": "geojson"][(output as NSString).pathExtension.lowercased()] }
+
+        func validate() throws {
+            guard let format, ["json", "csv", "geojson"].contains(format) else {
+                throw ValidationError(to.map { "--to must be json, csv or geojson, not \($0)" } ?? "cannot tell the format from \(output)'s extension; name it with --to")
+            }
+        }
+
+        func run() throws {
+            let set = try source.load()
+            for r in set.rejected { printError("warning: \(r.description)") }
+            let text: String
+            switch format {
+            case "csv":
+                func field(_ s: String) -> String { s.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
+                text = "id,name,subtitle,latitude,longitude,group\n" + set.places.map { p in
+                    "\(field(p.id)),\(field(p.name)),\(field(p.subtitle ?? "")),\(p.coordinate.latitude),\(p.coordinate.longitude),\(field(p.group))\n"
+                }.joined()
+            case "geojson":
+                text = JSON.object([("type", .string("FeatureCollection")), ("features", .array(set.places.map { p in
+                    .object([("type", .string("Feature")), ("id", .string(p.id)),
+                             ("geometry", .object([("type", .string("Point")), ("coordinates", .array([.number(p.coordinate.longitude), .number(p.coordinate.latitude)]))])),
+                             ("properties", .object([("id", .string(p.id)), ("name", .string(p.name)), ("subtitle", .optional(p.subtitle)), ("group", .string(p.group))]))])
+                }))]).text + "\n"
+            default:
+                text = JSON.array(set.places.map { p in
+                    .object([("id", .string(p.id)), ("name", .string(p.name)), ("subtitle", .optional(p.subtitle)),
+                             ("latitude", .number(p.coordinate.latitude)), ("longitude", .number(p.coordinate.longitude)), ("group", .string(p.group))])
+                }).text + "\n"
+            }
+            do {
+                try TraceWriter.writeAtomically(text, to: output)
+            } catch {
+                printError("error: cannot write \(output): \(error.localizedDescription)")
+                throw StrollExit.missingInput
+            }
+            print("wrote \(output) (\(format ?? "")): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("stroll places info and convert, and OpenStreetMap places on the command line")
+struct PlacesCommandTests {
+    static let monaco = fixture("osm/monaco-latest.osm.pbf")
+
+    func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("places info --json: count, groups per filter value, bounds and skipped with their counts")
+    func info() async throws {
+        let run = try await StrollBinary.run(["places", "info", Self.monaco, "--osm-filter", "amenity=cafe,restaurant", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let info = try object(run.stdout)
+        #expect(Set(info.keys) == ["count", "groups", "bounds", "skipped"])
+        #expect(info["count"] as? Int == 97)
+        #expect(info["groups"] as? [String: Int] == ["cafe": 19, "restaurant": 78])
+        let bounds = try #require(info["bounds"] as? [String: Double])
+        let minLat = try #require(bounds["minLat"]), maxLat = try #require(bounds["maxLat"])
+        let minLon = try #require(bounds["minLon"]), maxLon = try #require(bounds["maxLon"])
+        // Monaco lies within 43.72-43.76 N, 7.40-7.44 E.
+        #expect(minLat > 43.71 && maxLat < 43.76 && minLon > 7.40 && maxLon < 7.45 && minLat < maxLat && minLon < maxLon)
+        #expect(info["skipped"] as? [Any] != nil)
+        let named = try await StrollBinary.run(["places", "info", Self.monaco, "--osm-filter", "amenity=cafe,restaurant", "--group-name", "food", "--json"])
+        #expect(try object(named.stdout)["groups"] as? [String: Int] == ["food": 97])
+    }
+
+    @Test("places convert to JSON, CSV and GeoJSON: each reads back to the same places, to the last digit")
+    func convert() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-places-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var previous: String?
+        for ext in ["json", "csv", "geojson"] {
+            let out = "\(dir)/monaco.\(ext)"
+            let run = try await StrollBinary.run(["places", "convert", Self.monaco, out, "--osm-filter", "amenity=cafe"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("19 places in 1 groups"), "\(run.stdout)")
+            // Converted once more to JSON, every form gives the same bytes.
+            let again = "\(dir)/again-\(ext).json"
+            #expect(try await StrollBinary.run(["places", "convert", out, again]).status == 0)
+            let text = try String(contentsOfFile: again, encoding: .utf8)
+            if let previous { #expect(text == previous, "\(ext)") }
+            previous = text
+            #expect(text.contains("\"id\":\"node/") || text.contains("\"id\": \"node/"))
+        }
+        let bad = try await StrollBinary.run(["places", "convert", Self.monaco, "\(dir)/x.txt", "--osm-filter", "amenity=cafe"])
+        #expect(bad.status == 64 && bad.stderr.contains("--to"))
+    }
+
+    @Test("replay takes an OpenStreetMap extract as --places; a missing or malformed filter is a usage error, a broken file bad input")
+    func replay() async throws {
+        let run = try await StrollBinary.run(["replay", "--places", Self.monaco, "--osm-filter", "amenity=cafe", "--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let ranking = try #require(run.stdout.split(separator: "\n").first { $0.contains("\"ranking\"") })
+        #expect(ranking.contains("\"group\":\"cafe\"") && ranking.contains("node/"))
+        let noFilter = try await StrollBinary.run(["replay", "--places", Self.monaco])
+        #expect(noFilter.status == 64 && noFilter.stderr.contains("--osm-filter"))
+        let malformed = try await StrollBinary.run(["replay", "--places", Self.monaco, "--osm-filter", "=cafe"])
+        #expect(malformed.status == 64)
+        let broken = try temporaryFile("<osm><node id='1' lat='1' lon='1'>", suffix: ".osm")
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        let truncated = try await StrollBinary.run(["places", "info", broken, "--osm-filter", "amenity"])
+        #expect(truncated.status == 65 && truncated.stderr.contains(broken), "\(truncated.stderr)")
+        let missing = try await StrollBinary.run(["places", "info", "/nonexistent/x.osm.pbf", "--osm-filter", "amenity"])
+        #expect(missing.status == 66)
+    }
+}
