@@ -5,17 +5,17 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
 deps:
-	@if ! pkg-config --exists geos zlib 2>/dev/null; then \
-	  echo "Installing GEOS and zlib (libgeos-dev, zlib1g-dev)..."; \
+	@if ! pkg-config --exists geos zlib sqlite3 2>/dev/null; then \
+	  echo "Installing GEOS, zlib and SQLite (libgeos-dev, zlib1g-dev, libsqlite3-dev)..."; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev zlib1g-dev pkg-config; \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev zlib1g-dev libsqlite3-dev pkg-config; \
 	  elif command -v brew >/dev/null 2>&1; then \
-	    brew install geos zlib pkg-config; \
+	    brew install geos zlib sqlite pkg-config; \
 	  else \
 	    echo "error: GEOS not found and neither apt-get nor brew is available; install libgeos-dev" >&2; exit 1; \
 	  fi; \
@@ -112,6 +112,14 @@ test-osm: deps $(PYENV)/ready-2
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq osmium-tool)
 	$(SWIFT) build -c release --product stroll
 	$(PYENV)/bin/python Tests/osm/check_osm.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# GeoPackage against GDAL (Debian's gdal-bin): places through ogr2ogr's
+# GeoPackages and Stroll's, runs written with --gpkg counted by ogrinfo.
+test-gpkg: deps
+	@command -v ogr2ogr >/dev/null 2>&1 && command -v ogrinfo >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdal-bin)
+	$(SWIFT) build -c release --product stroll
+	python3 Tests/gpkg/check_gpkg.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.

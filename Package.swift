@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "Proximity", targets: ["Proximity"]),
         .library(name: "PlacesOSM", targets: ["PlacesOSM"]),
+        .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -46,6 +47,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         .target(name: "Geodesy", swiftSettings: strict),
         // The one grid of points the proximity engine and the map model share.
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -56,6 +62,8 @@ let package = Package(
         .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
         // Places from OpenStreetMap: PBF (its wire format read directly), XML, Overpass JSON.
         .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Proximity", "CZlib"], swiftSettings: strict),
+        // Places from GeoPackage files and runs written as them: SQLite's C API directly, WKB through GEOS.
+        .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Proximity"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -78,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM",
+                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ChildProcess",
@@ -89,6 +97,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
+        .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
@@ -114,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "StrollCLITests",
             dependencies: [
-                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy", "ChildProcess",
+                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy", "ChildProcess", "PlacesGeoPackage",
             ],
             swiftSettings: strict
         ),

@@ -11,6 +11,8 @@ public struct RunReport {
     public var rankings: [String: RankingUpdate] = [:]
     /// Every ranking by group, one per delivered fix (kept only for the HTML page).
     public var history: [String: [RankingUpdate]] = [:]
+    /// Every ranking whose order changed, with its time (kept only for the GeoPackage).
+    public var orderChanges: [(t: Double, group: String, update: RankingUpdate)] = []
     public var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
     public var selected: String?
 

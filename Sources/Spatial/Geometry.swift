@@ -176,6 +176,31 @@ public final class Geometry: CustomStringConvertible {
         try predicate("intersects", GEOSIntersects_r(context.handle, pointer, other.pointer))
     }
 
+    /// Reads Well-Known Binary (ISO or extended, either byte order, with or
+    /// without Z and M), as GeoPackage and PostGIS store geometries.
+    public convenience init(wkb: [UInt8], in context: GEOSContext) throws(SpatialError) {
+        guard let reader = GEOSWKBReader_create_r(context.handle) else { throw context.failure("create WKB reader") }
+        defer { GEOSWKBReader_destroy_r(context.handle, reader) }
+        let g = wkb.withUnsafeBufferPointer { GEOSWKBReader_read_r(context.handle, reader, $0.baseAddress, $0.count) }
+        guard let g else { throw context.failure("read WKB") }
+        self.init(context: context, taking: g)
+    }
+
+    /// The geometry's type as GEOS names it: Point, LineString, Polygon, MultiPoint, ...
+    public var typeName: String {
+        guard let name = GEOSGeomType_r(context.handle, pointer) else { return "unknown" }
+        defer { GEOSFree_r(context.handle, name) }
+        return String(cString: name)
+    }
+
+    /// A point's x and y; nil for any other geometry or an empty point.
+    public var pointXY: PlanePoint? {
+        guard GEOSGeomTypeId_r(context.handle, pointer) == Int32(GEOS_POINT.rawValue), !isEmpty else { return nil }
+        var x = 0.0, y = 0.0
+        guard GEOSGeomGetX_r(context.handle, pointer, &x) == 1, GEOSGeomGetY_r(context.handle, pointer, &y) == 1 else { return nil }
+        return PlanePoint(x: x, y: y)
+    }
+
     /// The centre of mass (area-weighted for polygons, length-weighted for
     /// lines); nil for an empty geometry.
     public func centroid() throws(SpatialError) -> PlanePoint? {

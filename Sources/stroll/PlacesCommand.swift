@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlacesGeoPackage
 import Proximity
 import Replay
 import Traces
@@ -7,13 +8,13 @@ import Traces
 struct PlacesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "places",
-        abstract: "Inspect and convert place sources (JSON, CSV, GeoJSON, KML, the CoffeeShop13 list, OpenStreetMap).",
+        abstract: "Inspect and convert place sources (JSON, CSV, GeoJSON, KML, the CoffeeShop13 list, OpenStreetMap, GeoPackage).",
         subcommands: [Info.self, Convert.self]
     )
 
     /// The source and the options that choose its places, as every command's --places takes them.
     struct Source: ParsableArguments {
-        @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json.")
+        @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json, .gpkg or .gpkg#LAYER.")
         var source: String
 
         @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap: the elements with this tag, KEY=V1,V2 or KEY; repeatable.", valueName: "KEY=VALUES"))
@@ -22,8 +23,14 @@ struct PlacesCommand: ParsableCommand {
         @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap: one group of this name.", valueName: "NAME"))
         var groupName: String?
 
+        @Option(name: .customLong("name-column"), help: ArgumentHelp("GeoPackage: the column of each place's name.", valueName: "COLUMN"))
+        var nameColumn: String?
+
+        @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage: the column of each place's group.", valueName: "COLUMN"))
+        var groupColumn: String?
+
         func load() throws -> PlaceSet {
-            try SimulationOptions.loadPlaceFile(source, osmFilters: osmFilters, groupName: groupName)
+            try SimulationOptions.loadPlaceFile(source, choice: .init(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn))
         }
     }
 
@@ -77,12 +84,14 @@ struct PlacesCommand: ParsableCommand {
 
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a place source as JSON, CSV or GeoJSON, for Stroll and for GIS tools.",
+            abstract: "Write a place source as JSON, CSV, GeoJSON or GeoPackage, for Stroll and for GIS tools.",
             discussion: """
             FORMAT is json (an array of {id, name, subtitle, latitude, longitude, group}), csv \
             (the header id,name,subtitle,latitude,longitude,group) or geojson (a FeatureCollection \
-            of Point features with id, name, subtitle and group properties); without --to it is \
-            told by OUT's extension. Coordinates keep every digit. The output is written atomically.
+            of Point features with id, name, subtitle and group properties) or gpkg (a GeoPackage with \
+            one point layer, places, or the layer OUT.gpkg#LAYER names, in EPSG:4326 with the columns \
+            id, name, subtitle and group); without --to it is told by OUT's extension. Coordinates keep \
+            every digit. The output is written atomically.
 
             Example:
               stroll places convert monaco-latest.osm.pbf cafes.geojson --osm-filter amenity=cafe
@@ -94,20 +103,35 @@ struct PlacesCommand: ParsableCommand {
         @Argument(help: "The file to write.")
         var output: String
 
-        @Option(help: ArgumentHelp("json, csv or geojson.", valueName: "FORMAT"))
+        @Option(help: ArgumentHelp("json, csv, geojson or gpkg.", valueName: "FORMAT"))
         var to: String?
 
-        var format: String? { to ?? ["json": "json", "csv": "csv", "geojson": "geojson"][(output as NSString).pathExtension.lowercased()] }
+        static let formats = ["json", "csv", "geojson", "gpkg"]
+
+        var format: String? {
+            to ?? [(GeoPackagePlaces.split(output).path as NSString).pathExtension.lowercased()].first { Self.formats.contains($0) }
+        }
 
         func validate() throws {
-            guard let format, ["json", "csv", "geojson"].contains(format) else {
-                throw ValidationError(to.map { "--to must be json, csv or geojson, not \($0)" } ?? "cannot tell the format from \(output)'s extension; name it with --to")
+            guard let format, Self.formats.contains(format) else {
+                throw ValidationError(to.map { "--to must be json, csv, geojson or gpkg, not \($0)" } ?? "cannot tell the format from \(output)'s extension; name it with --to")
             }
         }
 
         func run() throws {
             let set = try source.load()
             for r in set.rejected { printError("warning: \(r.description)") }
+            if format == "gpkg" {
+                let (path, layer) = GeoPackagePlaces.split(output)
+                do {
+                    try GeoPackageWriter.write(set.places, layer: layer ?? "places", to: path)
+                } catch {
+                    printError("error: \(error.description)")
+                    throw StrollExit.missingInput
+                }
+                print("wrote \(path) (gpkg): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
+                return
+            }
             let text: String
             switch format {
             case "csv":

@@ -53,6 +53,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the delivered fixes as GPX.", valueName: "FILE"))
     var gpx: String?
 
+    @Option(help: ArgumentHelp("Write the run as a GeoPackage: layers fixes and places, and the table order_changes.", valueName: "FILE"))
+    var gpkg: String?
+
     @Option(help: ArgumentHelp("Write an SVG map of the run: trace, fixes with filter circles, pins, nearest changes.", valueName: "FILE"))
     var svg: String?
 

@@ -116,6 +116,7 @@ struct ReplaySession {
             }
             report.rankings[group] = update
             if command.html != nil { report.history[group, default: []].append(update) }
+            if command.gpkg != nil, update.changed { report.orderChanges.append((t, group, update)) }
         default:
             break
         }
@@ -128,6 +129,10 @@ struct ReplaySession {
             }
             if let path = command.gpx {
                 try TraceWriter.writeAtomically(TraceWriter.gpx(report.deliveredTrace()), to: path)
+            }
+            if let path = command.gpkg {
+                try RunGeoPackage.write(report, places: active, to: path)
+                log.debug("wrote \(path)")
             }
             if command.svg != nil || command.html != nil {
                 let map = RunMap(report: report, places: active, distanceFilter: command.simulation.settings.distanceFilter)

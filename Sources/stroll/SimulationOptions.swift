@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlacesGeoPackage
 import PlacesOSM
 import Geodesy
 import Logging
@@ -23,6 +24,12 @@ struct SimulationOptions: ParsableArguments {
 
     @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap places: one group of this name instead of a group per tag value.", valueName: "NAME"))
     var groupName: String?
+
+    @Option(name: .customLong("name-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's name (default: name, title or label).", valueName: "COLUMN"))
+    var nameColumn: String?
+
+    @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's group (default: group, kind, category, type, amenity or class; else the layer's name).", valueName: "COLUMN"))
+    var groupColumn: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
     var accuracy: Double = 10
@@ -144,7 +151,7 @@ extension SimulationOptions {
     func loadPlaces(log: Logger) throws -> (PlaceSet, [String], [MonitoredRegion], String?) {
         var set = PlaceSet()
         let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
-        for file in placeFiles { set.merge(try Self.loadPlaceFile(file, osmFilters: osmFilters, groupName: groupName)) }
+        for file in placeFiles { set.merge(try Self.loadPlaceFile(file, choice: placeChoice)) }
         for r in set.rejected { printError("warning: \(r.description)") }
         log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
         let activeGroups: [String]
@@ -181,11 +188,35 @@ extension SimulationOptions {
         return (set, activeGroups, monitored, selectID)
     }
 
+    /// How places are chosen from sources that hold more than places.
+    struct PlaceChoice {
+        var osmFilters: [String] = []
+        var groupName: String?
+        var nameColumn: String?
+        var groupColumn: String?
+    }
+
+    var placeChoice: PlaceChoice { PlaceChoice(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn) }
+
     /// One place source of any kind (the CoffeeShop13 list, JSON, CSV, GeoJSON,
-    /// KML, an OpenStreetMap extract or Overpass answer); errors are printed and
-    /// become the contract's exit codes.
-    static func loadPlaceFile(_ file: String, osmFilters: [String], groupName: String?) throws -> PlaceSet {
-        let filters = osmFilters.compactMap(OSMFilter.init(parsing:))
+    /// KML, an OpenStreetMap extract or Overpass answer, a GeoPackage layer);
+    /// errors are printed and become the contract's exit codes.
+    static func loadPlaceFile(_ file: String, choice: PlaceChoice) throws -> PlaceSet {
+        let filters = choice.osmFilters.compactMap(OSMFilter.init(parsing:))
+        if GeoPackagePlaces.isGeoPackage(file) {
+            do {
+                let (set, reading) = try GeoPackagePlaces.load(file, nameColumn: choice.nameColumn, groupColumn: choice.groupColumn)
+                if !reading.guessed.isEmpty { printError("note: \(file): \(reading.description)") }
+                return set
+            } catch {
+                printError("error: \(error.description)")
+                switch error.kind {
+                case .unreadable: throw StrollExit.missingInput
+                case .badData: throw StrollExit.badInput
+                case .usage: throw StrollExit.usage
+                }
+            }
+        }
         let overpass = !OSMPlaces.isExtract(file) && file.lowercased().hasSuffix(".json")
             && FileManager.default.contents(atPath: file).map(OSMPlaces.isOverpass) == true
         if filters.isEmpty, OSMPlaces.isExtract(file) || overpass {
@@ -194,9 +225,9 @@ extension SimulationOptions {
         }
         do {
             if OSMPlaces.isExtract(file) {
-                return try OSMPlaces.load(file, filters: filters, groupName: groupName)
+                return try OSMPlaces.load(file, filters: filters, groupName: choice.groupName)
             } else if overpass, let data = FileManager.default.contents(atPath: file) {
-                return try OSMPlaces.loadOverpass(data, file: file, filters: filters, groupName: groupName)
+                return try OSMPlaces.loadOverpass(data, file: file, filters: filters, groupName: choice.groupName)
             }
             return try PlaceSet.load(file)
         } catch let error as OSMError {
@@ -216,6 +247,8 @@ extension SimulationOptions {
         for g in groups { a += ["--group", g] }
         for f in osmFilters { a += ["--osm-filter", f] }
         if let groupName { a += ["--group-name", groupName] }
+        if let nameColumn { a += ["--name-column", nameColumn] }
+        if let groupColumn { a += ["--group-column", groupColumn] }
         a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
               "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
               "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]

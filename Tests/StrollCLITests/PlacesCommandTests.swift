@@ -1,4 +1,5 @@
 import Foundation
+@testable import PlacesGeoPackage
 import TestSupport
 import Testing
 
@@ -28,13 +29,13 @@ struct PlacesCommandTests {
         #expect(try object(named.stdout)["groups"] as? [String: Int] == ["food": 97])
     }
 
-    @Test("places convert to JSON, CSV and GeoJSON: each reads back to the same places, to the last digit")
+    @Test("places convert to JSON, CSV, GeoJSON and GeoPackage: each reads back to the same places, to the last digit")
     func convert() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-places-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var previous: String?
-        for ext in ["json", "csv", "geojson"] {
+        for ext in ["json", "csv", "geojson", "gpkg"] {
             let out = "\(dir)/monaco.\(ext)"
             let run = try await StrollBinary.run(["places", "convert", Self.monaco, out, "--osm-filter", "amenity=cafe"])
             #expect(run.status == 0, "\(run.stderr)")
@@ -67,5 +68,36 @@ struct PlacesCommandTests {
         #expect(truncated.status == 65 && truncated.stderr.contains(broken), "\(truncated.stderr)")
         let missing = try await StrollBinary.run(["places", "info", "/nonexistent/x.osm.pbf", "--osm-filter", "amenity"])
         #expect(missing.status == 66)
+    }
+
+    @Test("replay --gpkg: the delivered fixes, the places and one row per place per order change, read back as GeoPackage layers")
+    func runAsGeoPackage() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-run-\(UUID().uuidString).gpkg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try await StrollBinary.run(["replay", "--gpkg", path, "--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let locations = events.filter { $0["type"] as? String == "location" }
+        let changes = events.filter { $0["type"] as? String == "ranking" && $0["changed"] as? Bool == true }
+        // The fixes layer as places (ids fixes/FID): one per delivered fix, at its position.
+        let fixes = try await StrollBinary.run(["places", "convert", path + "#fixes", path + ".json"])
+        defer { try? FileManager.default.removeItem(atPath: path + ".json") }
+        #expect(fixes.status == 0, "\(fixes.stderr)")
+        let points = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".json"))) as? [[String: Any]])
+        #expect(points.count == locations.count && !points.isEmpty)
+        for (p, l) in zip(points, locations) {
+            #expect(p["latitude"] as? Double == l["lat"] as? Double && p["longitude"] as? Double == l["lon"] as? Double)
+        }
+        let places = try await StrollBinary.run(["places", "info", path + "#places", "--json"])
+        #expect(places.stderr.isEmpty, "no note for columns called name and group: \(places.stderr)")
+        #expect(try object(places.stdout)["count"] as? Int == 24)
+        #expect(try object(places.stdout)["groups"] as? [String: Int] == ["liverpool": 15, "lecture-theatres": 9])
+        // order_changes holds one row per place per changed ranking.
+        let rows = changes.reduce(0) { $0 + (($1["order"] as? [Any])?.count ?? 0) }
+        var counted: Int64 = -1
+        try SQLite(path: path, mode: .readOnly).rows("SELECT count(*) FROM order_changes") { counted = $0.int(0) }
+        #expect(counted == Int64(rows) && rows > 0)
     }
 }
