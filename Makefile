@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -120,6 +120,15 @@ test-gpkg: deps
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdal-bin)
 	$(SWIFT) build -c release --product stroll
 	python3 Tests/gpkg/check_gpkg.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# PostGIS as the oracle of the order over 100 000 places, and bad sources:
+# a throwaway cluster on a loopback port, run as a non-root user
+# (Tests/postgis/pgcluster.py), from Debian's postgresql-15-postgis-3.
+test-postgis: deps
+	@ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-postgis-3 postgresql-client-15)
+	$(SWIFT) build -c release --product stroll
+	python3 Tests/postgis/check_postgis.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.

@@ -8,7 +8,7 @@ import Spatial
 /// 66), otherwise the data is wrong (exit 65); `usage` for a layer or column
 /// the user named that is not there (exit 64).
 public struct GeoPackageError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable { case unreadable, badData, usage }
+    public typealias Kind = PlaceSourceFailure
     public var file: String
     public var reason: String
     public var kind: Kind
@@ -41,28 +41,18 @@ public enum GeoPackagePlaces {
         return (String(source[..<hash.lowerBound]), layer.isEmpty ? nil : layer)
     }
 
-    /// What was read and how: the layer, and the columns used for the id, the
-    /// name, the group and the subtitle, each said as chosen or guessed.
+    /// What was read and how: the layer, and the columns used.
     public struct Reading: Sendable, Equatable {
         public var layer: String
-        public var id: String?
-        public var name: String?
-        public var group: String?
-        public var subtitle: String?
-        public var guessed: [String]
+        public var columns: PlaceColumns
+        public var guessed: [String] { columns.guessed }
 
         /// One line for the user: which columns gave what.
         public var description: String {
-            func col(_ c: String?, _ otherwise: String) -> String { c.map { "column \"\($0)\"" } ?? otherwise }
-            return "layer \"\(layer)\": id from \(col(id, "the layer and feature id")), name from \(col(name, "the layer and feature id")), "
-                + "group from \(col(group, "the layer's name"))\(subtitle.map { ", subtitle from column \"\($0)\"" } ?? "")"
-                + (guessed.isEmpty ? "" : " (guessed: \(guessed.joined(separator: ", ")); --name-column and --group-column choose)")
+            "layer \"\(layer)\": " + columns.description(idFallback: "the layer and feature id", nameFallback: "the layer and feature id",
+                                                         groupFallback: "the layer's name", howToChoose: "--name-column and --group-column")
         }
     }
-
-    static let nameGuesses = ["name", "title", "label"]
-    static let groupGuesses = ["group", "kind", "category", "type", "amenity", "class"]
-    static let subtitleGuesses = ["subtitle", "description"]
 
     /// The feature layers of a GeoPackage, in `gpkg_contents` order.
     public static func layers(_ path: String) throws(GeoPackageError) -> [String] {
@@ -112,33 +102,17 @@ public enum GeoPackagePlaces {
         } catch { throw bad("table \"\(layer)\": \(error.message)") }
         guard !columns.isEmpty else { throw bad("layer \"\(layer)\" is listed in gpkg_contents but has no table") }
         let names = columns.map(\.name)
-        func find(_ chosen: String?, _ guesses: [String], _ what: String) throws(GeoPackageError) -> (String?, Bool) {
-            if let chosen {
-                guard names.contains(chosen) else {
-                    throw bad("no column \"\(chosen)\" for the \(what) in layer \"\(layer)\" (columns: \(names.joined(separator: ", ")))", .usage)
-                }
-                return (chosen, false)
-            }
-            for guess in guesses {
-                if let hit = names.first(where: { $0.lowercased() == guess }), hit != geometryColumn { return (hit, true) }
-            }
-            return (nil, false)
+        let chosen: PlaceColumns
+        do {
+            chosen = try PlaceColumns(columns: names, geometry: geometryColumn, name: nameColumn, group: groupColumn)
+        } catch {
+            throw bad("no column \"\(error.column)\" for the \(error.role) in layer \"\(layer)\" (columns: \(names.joined(separator: ", ")))", .usage)
         }
-        var reading = Reading(layer: layer, id: nil, name: nil, group: nil, subtitle: nil, guessed: [])
-        let (name, nameGuessed) = try find(nameColumn, nameGuesses, "name")
-        let (group, groupGuessed) = try find(groupColumn, groupGuesses, "group")
-        reading.name = name
-        reading.group = group
-        // Columns called exactly name and group (as Stroll writes them) are the convention, not a guess worth a note.
-        if nameGuessed, let name, name != "name" { reading.guessed.append("name \"\(name)\"") }
-        if groupGuessed, let group, group != "group" { reading.guessed.append("group \"\(group)\"") }
-        if name == nil { reading.guessed.append("no name column") }
-        reading.id = names.first { $0.lowercased() == "id" && $0 != geometryColumn }
-        reading.subtitle = names.first { c in subtitleGuesses.contains(c.lowercased()) && c != name && c != group }
+        let reading = Reading(layer: layer, columns: chosen)
         let primaryKey = columns.first(where: \.primaryKey)?.name
 
         var select = [primaryKey.map(SQLite.quote) ?? "rowid", SQLite.quote(geometryColumn)]
-        for c in [reading.id, reading.name, reading.group, reading.subtitle] { select.append(c.map(SQLite.quote) ?? "NULL") }
+        for c in [chosen.id, chosen.name, chosen.group, chosen.subtitle] { select.append(c.map(SQLite.quote) ?? "NULL") }
         let sql = "SELECT \(select.joined(separator: ", ")) FROM \(SQLite.quote(layer)) ORDER BY 1"
 
         var set = PlaceSet()

@@ -14,7 +14,7 @@ struct PlacesCommand: ParsableCommand {
 
     /// The source and the options that choose its places, as every command's --places takes them.
     struct Source: ParsableArguments {
-        @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json, .gpkg or .gpkg#LAYER.")
+        @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json, .gpkg or .gpkg#LAYER, postgresql://USER@HOST:PORT/DB?table=TABLE.")
         var source: String
 
         @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap: the elements with this tag, KEY=V1,V2 or KEY; repeatable.", valueName: "KEY=VALUES"))
@@ -29,8 +29,11 @@ struct PlacesCommand: ParsableCommand {
         @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage: the column of each place's group.", valueName: "COLUMN"))
         var groupColumn: String?
 
+        @Option(name: .customLong("places-sql"), help: ArgumentHelp("PostGIS: this query's rows instead of the URI's table.", valueName: "SQL"))
+        var placesSQL: String?
+
         func load() throws -> PlaceSet {
-            try SimulationOptions.loadPlaceFile(source, choice: .init(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn))
+            try SimulationOptions.loadPlaceFile(source, choice: .init(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn, sql: placesSQL))
         }
     }
 

@@ -57,7 +57,7 @@ struct ShardPlan: Sendable {
     /// groups (the shard files hold places already read, so the options that
     /// choose OpenStreetMap elements go too).
     func arguments(_ replay: [String], shard k: Int) -> [String] {
-        let placeOptions = ["--places", "--group", "--osm-filter", "--group-name", "--name-column", "--group-column"]
+        let placeOptions = ["--places", "--group", "--osm-filter", "--group-name", "--name-column", "--group-column", "--places-sql"]
         var kept: [String] = []
         var i = 0
         while i < replay.count {

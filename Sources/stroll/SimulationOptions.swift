@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PlacesGeoPackage
 import PlacesOSM
+import PlacesPostGIS
 import Geodesy
 import Logging
 import LocationSimulation
@@ -30,6 +31,9 @@ struct SimulationOptions: ParsableArguments {
 
     @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's group (default: group, kind, category, type, amenity or class; else the layer's name).", valueName: "COLUMN"))
     var groupColumn: String?
+
+    @Option(name: .customLong("places-sql"), help: ArgumentHelp("PostGIS places: this query's rows instead of the URI's table (its columns chosen or guessed as a table's).", valueName: "SQL"))
+    var placesSQL: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
     var accuracy: Double = 10
@@ -194,15 +198,36 @@ extension SimulationOptions {
         var groupName: String?
         var nameColumn: String?
         var groupColumn: String?
+        var sql: String?
     }
 
-    var placeChoice: PlaceChoice { PlaceChoice(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn) }
+    var placeChoice: PlaceChoice {
+        PlaceChoice(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn, sql: placesSQL)
+    }
+
+    static func exitCode(_ failure: PlaceSourceFailure) -> ExitCode {
+        switch failure {
+        case .unreadable: StrollExit.missingInput
+        case .badData: StrollExit.badInput
+        case .usage: StrollExit.usage
+        }
+    }
 
     /// One place source of any kind (the CoffeeShop13 list, JSON, CSV, GeoJSON,
     /// KML, an OpenStreetMap extract or Overpass answer, a GeoPackage layer);
     /// errors are printed and become the contract's exit codes.
     static func loadPlaceFile(_ file: String, choice: PlaceChoice) throws -> PlaceSet {
         let filters = choice.osmFilters.compactMap(OSMFilter.init(parsing:))
+        if PostGISSource.isPostGIS(file) {
+            do {
+                let (set, reading) = try PostGISPlaces.load(try PostGISSource(file), sql: choice.sql)
+                if !reading.guessed.isEmpty { printError("note: \(PostGISSource.redact(file)): \(reading.description)") }
+                return set
+            } catch {
+                printError("error: \(error.description)")
+                throw exitCode(error.kind)
+            }
+        }
         if GeoPackagePlaces.isGeoPackage(file) {
             do {
                 let (set, reading) = try GeoPackagePlaces.load(file, nameColumn: choice.nameColumn, groupColumn: choice.groupColumn)
@@ -210,11 +235,7 @@ extension SimulationOptions {
                 return set
             } catch {
                 printError("error: \(error.description)")
-                switch error.kind {
-                case .unreadable: throw StrollExit.missingInput
-                case .badData: throw StrollExit.badInput
-                case .usage: throw StrollExit.usage
-                }
+                throw exitCode(error.kind)
             }
         }
         let overpass = !OSMPlaces.isExtract(file) && file.lowercased().hasSuffix(".json")
@@ -249,6 +270,7 @@ extension SimulationOptions {
         if let groupName { a += ["--group-name", groupName] }
         if let nameColumn { a += ["--name-column", nameColumn] }
         if let groupColumn { a += ["--group-column", groupColumn] }
+        if let placesSQL { a += ["--places-sql", placesSQL] }
         a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
               "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
               "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]

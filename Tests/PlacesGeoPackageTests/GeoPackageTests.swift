@@ -31,7 +31,7 @@ struct GeoPackageTests {
         let (set, reading) = try GeoPackagePlaces.load(path)
         #expect(set.places == Self.places)
         #expect(set.groups == ["cafes", "theatres"] && set.rejected.isEmpty)
-        #expect(reading.layer == "places" && reading.name == "name" && reading.group == "group" && reading.id == "id" && reading.subtitle == "subtitle")
+        #expect(reading.layer == "places" && reading.columns.name == "name" && reading.columns.group == "group" && reading.columns.id == "id" && reading.columns.subtitle == "subtitle")
         #expect(reading.guessed.isEmpty, "columns called name and group are the convention, not a guess")
         // The file is a GeoPackage by its header: application id GPKG, version 1.3.
         let db = try SQLite(path: path, mode: .readOnly)

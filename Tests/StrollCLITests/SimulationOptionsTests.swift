@@ -6,7 +6,8 @@ struct SimulationOptionsTests {
     @Test("every option, given, comes back from `arguments` and parses to the same options")
     func roundTrip() throws {
         let given = ["--places", "a.json", "--places", "b.csv", "--group", "cafes", "--osm-filter", "amenity=cafe,restaurant", "--osm-filter", "university",
-                     "--group-name", "food", "--name-column", "title", "--group-column", "kind", "--accuracy", "100", "--distance-filter", "none",
+                     "--group-name", "food", "--name-column", "title", "--group-column", "kind",
+                     "--places-sql", "SELECT * FROM cafes", "--accuracy", "100", "--distance-filter", "none",
                      "--walking-speed", "1.2", "--start", "2020-01-02T03:04:05Z", "--rate", "2.5", "--noise", "gaussian", "--seed", "42",
                      "--regions", "r.geojson", "--region-span", "1500", "--follow", "--cluster", "--map-width", "430",
                      "--cluster-radius", "50", "--select", "Leaf", "--sort", "name", "--within", "750"]
