@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -129,6 +129,21 @@ test-postgis: deps
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-postgis-3 postgresql-client-15)
 	$(SWIFT) build -c release --product stroll
 	python3 Tests/postgis/check_postgis.py $$($(SWIFT) build -c release --show-bin-path)/stroll
+
+# pyosmium (PyPI's osmium) beside the peers' packages: it writes the large
+# PBF extracts of bench-postgis and test-large.
+$(PYENV)/ready-osmium: $(PYENV)/ready-2
+	$(PYENV)/bin/pip install -q osmium
+	touch $@
+
+# Stroll beside PostGIS on a million places (top 20, the full exact order,
+# reading from PostGIS, GeoPackage and PBF beside psql, ogr2ogr and osmium):
+# the table in Benchmarks/README.md.
+bench-postgis: deps $(PYENV)/ready-osmium
+	@ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 && command -v osmium >/dev/null 2>&1 && command -v ogr2ogr >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-postgis-3 postgresql-client-15 osmium-tool gdal-bin)
+	$(SWIFT) build -c release --product stroll
+	$(PYENV)/bin/python Benchmarks/peers/postgis_peers.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.
