@@ -39,10 +39,13 @@ test: deps test-tools
 	$(SWIFT) test --package-path Examples/CoffeeShop13
 	$(SWIFT) test --package-path Examples/TimeTable2012
 
-test-large: deps
+test-large: deps $(PYENV)/ready-osmium
+	@command -v osmium >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq osmium-tool)
 	$(SWIFT) build -c release --product stroll
 	STROLL_LARGE=1 STROLL_BIN=$$($(SWIFT) build -c release --show-bin-path)/stroll $(SWIFT) test -c release --filter Large
 	STROLL_LARGE=1 $(SWIFT) test -c release --filter Million
+	$(PYENV)/bin/python Tests/osm/check_large_pbf.py $$($(SWIFT) build -c release --show-bin-path)/stroll
 
 bench: deps
 	cd $(BENCH_DIR) && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -21,7 +21,8 @@ let package = Package(
         .executableTarget(name: "FuzzPLT", dependencies: ["FuzzDriver", .product(name: "Traces", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzGolden", dependencies: ["FuzzDriver", .product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzOSM", dependencies: ["FuzzDriver", .product(name: "PlacesOSM", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzOSMPBF", dependencies: ["FuzzDriver", .product(name: "PlacesOSM", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzOSMXML", dependencies: ["FuzzDriver", .product(name: "PlacesOSM", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzState", dependencies: ["FuzzDriver", .product(name: "Scenarios", package: "Stroll")], swiftSettings: fuzz),
     ]
 )

@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
-targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState FuzzOSM}")
+targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState FuzzOSMPBF FuzzOSMXML}")
 cd "$here"
 swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz >/dev/null
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
@@ -29,7 +29,8 @@ for t in ${targets[@]}; do
     FuzzPLT) corpus=$(seed plt) ; printf 'Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n' > "$corpus/walk.plt" ;;
     FuzzPlaces) corpus=$(seed places "$root"/Fixtures/*.plist "$root"/Fixtures/*.json) ;;
     FuzzGolden) corpus=$(seed golden "$root"/Tests/ProximityTests/Expected/*.json) ;;
-    FuzzOSM) corpus=$(seed osm "$root"/Fixtures/osm/seeds/*) ;;
+    FuzzOSMPBF) corpus=$(seed osmpbf "$root"/Fixtures/osm/seeds/*.pbf "$root"/Fixtures/osm/regressions/*.pbf) ;;
+    FuzzOSMXML) corpus=$(seed osmxml "$root"/Fixtures/osm/seeds/*.osm "$root"/Fixtures/osm/regressions/*.osm) ; printf '{"version":0.6,"generator":"Overpass API","elements":[{"type":"node","id":1,"lat":53.4,"lon":-2.97,"tags":{"amenity":"cafe"}},{"type":"way","id":2,"center":{"lat":53.41,"lon":-2.96},"tags":{"shop":"books"}}]}' > "$corpus/overpass.json" ;;
     FuzzState) corpus=$(seed state) ; echo '{"selected":"liverpool-4","sortMode":"distance","group":"liverpool"}' > "$corpus/state.json" ;;
   esac
   mkdir -p "$here/findings/$t"

@@ -20,6 +20,18 @@ public struct Location: Equatable, Sendable {
     public var timestamp: Double
     /// The trace line of a recorded fix; nil for an interpolated one.
     public var sourceLine: Int?
+    /// The error the simulated receiver applied, metres east and north of the
+    /// true position; set only when `SensorOptions.debugTruth` asks for it.
+    public var appliedError: AppliedError?
+
+    public struct AppliedError: Equatable, Sendable {
+        public var east: Double
+        public var north: Double
+        public init(east: Double, north: Double) {
+            self.east = east
+            self.north = north
+        }
+    }
 
     public init(coordinate: Coordinate, altitude: Double = 0, horizontalAccuracy: Double, verticalAccuracy: Double = -1,
                 course: Double = -1, speed: Double = -1, timestamp: Double, sourceLine: Int? = nil) {

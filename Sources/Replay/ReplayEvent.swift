@@ -74,10 +74,11 @@ extension ReplayEvent {
     public var json: JSON {
         switch self {
         case .location(let l, let t):
+            let truth: [(String, JSON)] = l.appliedError.map { [("errorEast", .number($0.east)), ("errorNorth", .number($0.north))] } ?? []
             return .object([("type", .string("location")), ("t", Self.rounded(t)), ("timestamp", .string(ISO8601Time.format(l.timestamp))),
                             ("lat", .number(l.coordinate.latitude)), ("lon", .number(l.coordinate.longitude)),
                             ("horizontalAccuracy", .number(l.horizontalAccuracy)), ("altitude", .number(l.altitude)),
-                            ("verticalAccuracy", .number(l.verticalAccuracy)), ("course", .number(l.course)), ("speed", .number(l.speed))])
+                            ("verticalAccuracy", .number(l.verticalAccuracy)), ("course", .number(l.course)), ("speed", .number(l.speed))] + truth)
         case .filtered(let l, let reason, let distance, let t):
             return .object([("type", .string("filtered")), ("t", Self.rounded(t)), ("lat", .number(l.coordinate.latitude)),
                             ("lon", .number(l.coordinate.longitude)), ("reason", .string(reason.rawValue)), ("distance", .number(distance))])

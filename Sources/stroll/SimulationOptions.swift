@@ -50,8 +50,14 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Interpolation rate between recorded fixes; 0 for none.", valueName: "HZ"))
     var rate: Double = 1
 
-    @Option(help: ArgumentHelp("Sensor noise: none or gaussian.", valueName: "none|gaussian"))
+    @Option(help: ArgumentHelp("Sensor noise: none, gaussian (independent per fix) or gauss-markov (correlated in time).", valueName: "none|gaussian|gauss-markov"))
     var noise: String = "none"
+
+    @Option(name: .customLong("noise-tau"), help: ArgumentHelp("gauss-markov noise: the error's correlation time (default 60).", valueName: "SECONDS"))
+    var noiseTau: Double?
+
+    @Flag(name: .customLong("debug-truth"), help: "location events carry the error applied, errorEast and errorNorth in metres.")
+    var debugTruth = false
 
     @Option(help: ArgumentHelp("Seed for the noise, so that runs repeat exactly.", valueName: "N"))
     var seed: UInt64 = 0
@@ -84,7 +90,11 @@ struct SimulationOptions: ParsableArguments {
     var within: Double?
 
     func validate() throws {
-        guard ["none", "gaussian"].contains(noise) else { throw ValidationError("--noise must be none or gaussian, not \(noise)") }
+        guard SensorOptions.Noise(rawValue: noise) != nil else { throw ValidationError("--noise must be none, gaussian or gauss-markov, not \(noise)") }
+        if let noiseTau {
+            guard noise == "gauss-markov" else { throw ValidationError("--noise-tau applies to --noise gauss-markov only") }
+            guard noiseTau > 0, noiseTau.isFinite else { throw ValidationError("--noise-tau must be more than 0 seconds") }
+        }
         guard distanceFilter == "none" || Double(distanceFilter) != nil else { throw ValidationError("--distance-filter takes metres or \"none\", not \(distanceFilter)") }
         guard ISO8601Time.parse(start) != nil else { throw ValidationError("--start \(start) is not an ISO 8601 date-time") }
         guard rate >= 0, rate.isFinite else { throw ValidationError("--rate must be 0 or more") }
@@ -115,7 +125,7 @@ struct SimulationOptions: ParsableArguments {
     }
 
     var sensorOptions: SensorOptions {
-        SensorOptions(noise: noise == "gaussian" ? .gaussian : .none, seed: seed)
+        SensorOptions(noise: SensorOptions.Noise(rawValue: noise) ?? .none, seed: seed, tau: noiseTau ?? SensorOptions.defaultTau, debugTruth: debugTruth)
     }
 }
 
@@ -280,6 +290,8 @@ extension SimulationOptions {
         if let select { a += ["--select", select] }
         if let sort { a += ["--sort", sort.rawValue] }
         if let within { a += ["--within", "\(within)"] }
+        if let noiseTau { a += ["--noise-tau", "\(noiseTau)"] }
+        if debugTruth { a.append("--debug-truth") }
         return a
     }
 

@@ -157,4 +157,28 @@ struct ReplayCommandTests {
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("Replaying lime-street-to-campus.gpx against 24 places (liverpool, lecture-theatres)"))
     }
+
+    @Test("--noise gauss-markov with --debug-truth: each location event carries the error applied, the same for the same seed; bad noise options are usage errors")
+    func gaussMarkov() async throws {
+        let args = ["replay", "--noise", "gauss-markov", "--noise-tau", "30", "--seed", "5", "--debug-truth", "--distance-filter", "none", "--format", "jsonl"]
+        let run = try await StrollBinary.run(args)
+        #expect(run.status == 0, "\(run.stderr)")
+        let locations = try run.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
+            let e = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return e?["type"] as? String == "location" ? e : nil
+        }
+        #expect(!locations.isEmpty && locations.allSatisfy { $0["errorEast"] is Double && $0["errorNorth"] is Double })
+        // Correlated: consecutive fixes a second apart have almost the same error (τ 30 s).
+        let east = locations.compactMap { $0["errorEast"] as? Double }
+        let steps = zip(east, east.dropFirst()).map { abs($1 - $0) }
+        let spread = (east.max() ?? 0) - (east.min() ?? 0)
+        #expect(spread > 0 && (steps.max() ?? 0) < spread / 2, "steps \(steps.max() ?? 0) m within a spread of \(spread) m")
+        #expect(try await StrollBinary.run(args).stdout == run.stdout)
+        let plain = try await StrollBinary.run(["replay", "--noise", "gauss-markov", "--format", "jsonl"])
+        #expect(!plain.stdout.contains("errorEast"), "without --debug-truth the events are as before")
+        for bad in [["--noise-tau", "30"], ["--noise", "gauss-markov", "--noise-tau", "0"], ["--noise", "pink"]] {
+            let r = try await StrollBinary.run(["replay"] + bad)
+            #expect(r.status == 64 && r.stderr.contains("--noise"), "\(bad): \(r.stderr)")
+        }
+    }
 }

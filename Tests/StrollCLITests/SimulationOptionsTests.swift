@@ -8,7 +8,7 @@ struct SimulationOptionsTests {
         let given = ["--places", "a.json", "--places", "b.csv", "--group", "cafes", "--osm-filter", "amenity=cafe,restaurant", "--osm-filter", "university",
                      "--group-name", "food", "--name-column", "title", "--group-column", "kind",
                      "--places-sql", "SELECT * FROM cafes", "--accuracy", "100", "--distance-filter", "none",
-                     "--walking-speed", "1.2", "--start", "2020-01-02T03:04:05Z", "--rate", "2.5", "--noise", "gaussian", "--seed", "42",
+                     "--walking-speed", "1.2", "--start", "2020-01-02T03:04:05Z", "--rate", "2.5", "--noise", "gauss-markov", "--noise-tau", "30", "--debug-truth", "--seed", "42",
                      "--regions", "r.geojson", "--region-span", "1500", "--follow", "--cluster", "--map-width", "430",
                      "--cluster-radius", "50", "--select", "Leaf", "--sort", "name", "--within", "750"]
         let parsed = try SimulationOptions.parse(given)

@@ -28,6 +28,9 @@ import zipfile
 
 from shapely.geometry import shape
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from osmids import osm_id  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STROLL = sys.argv[1]
 
@@ -53,15 +56,6 @@ def metres(lat1, lon1, lat2, lon2):
     dy = (lat2 - lat1) * 111_132.954
     dx = (lon2 - lon1) * 111_412.84 * math.cos(math.radians((lat1 + lat2) / 2))
     return math.hypot(dx, dy)
-
-
-def osm_id(feature):
-    kind, number = feature["id"][0], int(feature["id"][1:])
-    if kind == "n":
-        return "node/%d" % number
-    if kind == "w":
-        return "way/%d" % number
-    return "way/%d" % (number // 2) if number % 2 == 0 else "relation/%d" % (number // 2)
 
 
 def compare(extract, flt, tmp):
