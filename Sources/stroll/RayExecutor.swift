@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import PlacesPostGIS
 
 /// `stroll batch --ray ADDRESS`: each replay runs as a Ray task on a worker
 /// node, through the driver in `python/` (`python -m stroll_ray`, installed
@@ -74,7 +75,8 @@ actor RayExecutor {
     /// The file arguments of a `stroll replay` command line: what each task needs
     /// sent (the trace, place files, regions, the golden it verifies against) and
     /// what it writes (GeoJSON, SVG, the golden it records), by index. Options
-    /// written `--places=FILE` are split first.
+    /// written `--places=FILE` are split first. A `FILE.gpkg#LAYER` is sent as
+    /// its file, the driver keeping `#LAYER`.
     static func files(in arguments: [String]) -> (arguments: [String], inputs: [Int], outputs: [Int]) {
         var split: [String] = []
         for a in arguments {
@@ -88,6 +90,8 @@ actor RayExecutor {
         var outputs: [Int] = []
         for i in split.indices.dropFirst() {
             switch split[i - 1] {
+            // A PostGIS URI is no file: each worker connects to the database itself.
+            case "--places" where PostGISSource.isPostGIS(split[i]): break
             case "--places", "--regions", "--verify": inputs.append(i)
             case "--geojson", "--svg", "--record": outputs.append(i)
             default: break

@@ -237,6 +237,8 @@ struct BatchCommandTests {
         #expect(args.count == 22 && args[10] == "--places" && args[11] == "b.csv")
         #expect(inputs.map { args[$0] } == ["walk.gpx", "a.json", "b.csv", "r.geojson", "g.json"])
         #expect(outputs.map { args[$0] } == ["out/w.geojson", "out/w.svg", "h.json"])
+        let (more, found, _) = RayExecutor.files(in: ["replay", "walk.gpx", "--places", "postgresql://me@db/gis?table=cafes", "--places", "shops.gpkg#cafes"])
+        #expect(found.map { more[$0] } == ["walk.gpx", "shops.gpkg#cafes"], "a database is no file; a layer's file is")
     }
 
     @Test("interrupted midway and run again, it completes without redoing finished traces")

@@ -59,6 +59,14 @@ def _die_with_parent():
         pass
 
 
+def split_layer(arg):
+    """FILE.gpkg#LAYER as the file and "#LAYER"; any other argument and ""."""
+    head, sep, layer = arg.rpartition("#")
+    if sep and head.lower().endswith(".gpkg"):
+        return head, "#" + layer
+    return arg, ""
+
+
 def run_replay(stroll, args, inputs, outputs, timeout):
     """On a worker: one `stroll` run in a temporary folder; its exit, output and files."""
     import subprocess
@@ -71,10 +79,11 @@ def run_replay(stroll, args, inputs, outputs, timeout):
     with tempfile.TemporaryDirectory(prefix="stroll-ray-") as tmp:
         argv = list(args)
         for n, (index, ref) in enumerate(inputs):
-            local = os.path.join(tmp, f"in{n}-{os.path.basename(argv[index])}")
+            path, layer = split_layer(argv[index])
+            local = os.path.join(tmp, f"in{n}-{os.path.basename(path)}")
             with open(local, "wb") as f:
                 f.write(ray.get(ref[0]))
-            argv[index] = local
+            argv[index] = local + layer
         written = {}
         for n, index in enumerate(outputs):
             local = os.path.join(tmp, f"out{n}-{os.path.basename(argv[index])}")
@@ -154,7 +163,7 @@ class Driver:
     def submit(self, request):
         args = request["args"]
         try:
-            inputs = [(i, [self.put(args[i])]) for i in request.get("inputs", [])]
+            inputs = [(i, [self.put(split_layer(args[i])[0])]) for i in request.get("inputs", [])]
         except OSError as error:
             self.send({"event": "failed", "id": request["id"], "reason": f"cannot read {error.filename}: {error.strerror}"})
             return
