@@ -155,7 +155,7 @@ struct GeoPackageTests {
         #expect(reasons[8].hasPrefix("the geometry's WKB cannot be read"))
     }
 
-    @Test("not a GeoPackage: a text file, an SQLite database without its tables, a missing file")
+    @Test("not a GeoPackage: a text file, an SQLite database without its tables, a layer without a geometry column, a missing file")
     func notGeoPackage() throws {
         let text = temporary("notes.gpkg")
         try Data("hello, not a database\n".utf8).write(to: URL(fileURLWithPath: text))
@@ -165,6 +165,13 @@ struct GeoPackageTests {
         try SQLite(path: plain, mode: .create).execute("CREATE TABLE t (x)")
         let p = #expect(throws: GeoPackageError.self) { try GeoPackagePlaces.load(plain) }
         #expect(p?.kind == .badData && p?.reason.contains("gpkg_contents") == true, "\(String(describing: p))")
+        // A feature layer whose geometry column is not registered.
+        let headless = temporary("headless.gpkg")
+        try GeoPackageWriter.write(Self.places, to: headless)
+        try SQLite(path: headless, mode: .create).execute("DELETE FROM gpkg_geometry_columns")
+        #expect(throws: GeoPackageError(file: headless, reason: "layer \"places\" has no geometry column in gpkg_geometry_columns", kind: .badData)) {
+            try GeoPackagePlaces.load(headless)
+        }
         #expect(throws: GeoPackageError(file: "/nonexistent/x.gpkg", reason: "no such file", kind: .unreadable)) {
             try GeoPackagePlaces.load("/nonexistent/x.gpkg")
         }
