@@ -4,6 +4,8 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
+# The virtual environment of the Python peers and checkers (see test-clusters).
+PYENV := .build/python-peers
 
 .PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
 
@@ -71,7 +73,6 @@ test-serve: deps
 # implementation of the same algorithm) on random pins and the CityBike
 # stations: clusters, members, positions and expansion zooms at every zoom.
 # pysupercluster, numpy, shapely and junitparser go in a virtual environment in .build.
-PYENV := .build/python-peers
 $(PYENV)/ready-2:
 	python3 -m venv $(PYENV)
 	$(PYENV)/bin/pip install -q numpy shapely junitparser setuptools wheel
