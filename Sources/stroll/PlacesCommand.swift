@@ -17,23 +17,10 @@ struct PlacesCommand: ParsableCommand {
         @Argument(help: "The place source: .plist, .json, .csv, .geojson, .kml/.kmz, .osm.pbf, .osm, Overpass .json, .gpkg or .gpkg#LAYER, postgresql://USER@HOST:PORT/DB?table=TABLE.")
         var source: String
 
-        @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap: the elements with this tag, KEY=V1,V2 or KEY; repeatable.", valueName: "KEY=VALUES"))
-        var osmFilters: [String] = []
-
-        @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap: one group of this name.", valueName: "NAME"))
-        var groupName: String?
-
-        @Option(name: .customLong("name-column"), help: ArgumentHelp("GeoPackage: the column of each place's name.", valueName: "COLUMN"))
-        var nameColumn: String?
-
-        @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage: the column of each place's group.", valueName: "COLUMN"))
-        var groupColumn: String?
-
-        @Option(name: .customLong("places-sql"), help: ArgumentHelp("PostGIS: this query's rows instead of the URI's table.", valueName: "SQL"))
-        var placesSQL: String?
+        @OptionGroup var choice: SimulationOptions.PlaceChoice
 
         func load() throws -> PlaceSet {
-            try SimulationOptions.loadPlaceFile(source, choice: .init(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn, sql: placesSQL))
+            try SimulationOptions.loadPlaceFile(source, choice: choice)
         }
     }
 

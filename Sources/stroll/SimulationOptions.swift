@@ -20,20 +20,8 @@ struct SimulationOptions: ParsableArguments {
     @Option(name: .customLong("group"), help: ArgumentHelp("Only this group of places; repeatable.", valueName: "NAME"))
     var groups: [String] = []
 
-    @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap places (.osm.pbf, .osm, Overpass JSON): the elements with this tag, KEY=V1,V2 or KEY; repeatable. The group is the value.", valueName: "KEY=VALUES"))
-    var osmFilters: [String] = []
-
-    @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap places: one group of this name instead of a group per tag value.", valueName: "NAME"))
-    var groupName: String?
-
-    @Option(name: .customLong("name-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's name (default: name, title or label).", valueName: "COLUMN"))
-    var nameColumn: String?
-
-    @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's group (default: group, kind, category, type, amenity or class; else the layer's name).", valueName: "COLUMN"))
-    var groupColumn: String?
-
-    @Option(name: .customLong("places-sql"), help: ArgumentHelp("PostGIS places: this query's rows instead of the URI's table (its columns chosen or guessed as a table's).", valueName: "SQL"))
-    var placesSQL: String?
+    /// The options that choose places from OpenStreetMap, GeoPackage and PostGIS sources.
+    @OptionGroup var placeChoice: PlaceChoice
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Desired accuracy in metres (CoreLocation's -2, -1, 10, 100, 1000, 3000).", valueName: "METRES"))
     var accuracy: Double = 10
@@ -103,10 +91,6 @@ struct SimulationOptions: ParsableArguments {
         guard mapWidth > 0, mapWidth.isFinite, mapWidth <= 100_000 else { throw ValidationError("--map-width must be more than 0 and at most 100000 points") }
         guard clusterRadius > 0, clusterRadius.isFinite else { throw ValidationError("--cluster-radius must be more than 0 points") }
         if let within { guard within >= 0, within.isFinite else { throw ValidationError("--within must be 0 metres or more") } }
-        for f in osmFilters where OSMFilter(parsing: f) == nil {
-            throw ValidationError("--osm-filter takes KEY=VALUE,VALUE or KEY (for example amenity=cafe,restaurant), not \"\(f)\"")
-        }
-        if let groupName, groupName.isEmpty { throw ValidationError("--group-name must not be empty") }
     }
 
     var settings: LocationSettings {
@@ -202,17 +186,41 @@ extension SimulationOptions {
         return (set, activeGroups, monitored, selectID)
     }
 
-    /// How places are chosen from sources that hold more than places.
-    struct PlaceChoice {
+    /// How places are chosen from sources that hold more than places: the
+    /// same options wherever a command reads a place source.
+    struct PlaceChoice: ParsableArguments {
+        @Option(name: .customLong("osm-filter"), help: ArgumentHelp("OpenStreetMap places (.osm.pbf, .osm, Overpass JSON): the elements with this tag, KEY=V1,V2 or KEY; repeatable. The group is the value.", valueName: "KEY=VALUES"))
         var osmFilters: [String] = []
-        var groupName: String?
-        var nameColumn: String?
-        var groupColumn: String?
-        var sql: String?
-    }
 
-    var placeChoice: PlaceChoice {
-        PlaceChoice(osmFilters: osmFilters, groupName: groupName, nameColumn: nameColumn, groupColumn: groupColumn, sql: placesSQL)
+        @Option(name: .customLong("group-name"), help: ArgumentHelp("OpenStreetMap places: one group of this name instead of a group per tag value.", valueName: "NAME"))
+        var groupName: String?
+
+        @Option(name: .customLong("name-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's name (default: name, title or label).", valueName: "COLUMN"))
+        var nameColumn: String?
+
+        @Option(name: .customLong("group-column"), help: ArgumentHelp("GeoPackage places: the column holding each place's group (default: group, kind, category, type, amenity or class; else the layer's name).", valueName: "COLUMN"))
+        var groupColumn: String?
+
+        @Option(name: .customLong("places-sql"), help: ArgumentHelp("PostGIS places: this query's rows instead of the URI's table (its columns chosen or guessed as a table's).", valueName: "SQL"))
+        var sql: String?
+
+        func validate() throws {
+            for f in osmFilters where OSMFilter(parsing: f) == nil {
+                throw ValidationError("--osm-filter takes KEY=VALUE,VALUE or KEY (for example amenity=cafe,restaurant), not \"\(f)\"")
+            }
+            if let groupName, groupName.isEmpty { throw ValidationError("--group-name must not be empty") }
+        }
+
+        /// The options again as command-line arguments.
+        var arguments: [String] {
+            var a: [String] = []
+            for f in osmFilters { a += ["--osm-filter", f] }
+            if let groupName { a += ["--group-name", groupName] }
+            if let nameColumn { a += ["--name-column", nameColumn] }
+            if let groupColumn { a += ["--group-column", groupColumn] }
+            if let sql { a += ["--places-sql", sql] }
+            return a
+        }
     }
 
     static func exitCode(_ failure: PlaceSourceFailure) -> ExitCode {
@@ -276,11 +284,7 @@ extension SimulationOptions {
         var a: [String] = []
         for p in places { a += ["--places", p] }
         for g in groups { a += ["--group", g] }
-        for f in osmFilters { a += ["--osm-filter", f] }
-        if let groupName { a += ["--group-name", groupName] }
-        if let nameColumn { a += ["--name-column", nameColumn] }
-        if let groupColumn { a += ["--group-column", groupColumn] }
-        if let placesSQL { a += ["--places-sql", placesSQL] }
+        a += placeChoice.arguments
         a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
               "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
               "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]

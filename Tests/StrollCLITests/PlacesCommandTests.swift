@@ -62,6 +62,9 @@ struct PlacesCommandTests {
         #expect(noFilter.status == 64 && noFilter.stderr.contains("--osm-filter"))
         let malformed = try await StrollBinary.run(["replay", "--places", Self.monaco, "--osm-filter", "=cafe"])
         #expect(malformed.status == 64)
+        // places takes the same options with the same checks: a bad filter beside a good one is not dropped.
+        let mixed = try await StrollBinary.run(["places", "info", Self.monaco, "--osm-filter", "amenity=cafe", "--osm-filter", "=bar"])
+        #expect(mixed.status == 64 && mixed.stderr.contains("--osm-filter takes"), "\(mixed.stderr)")
         let broken = try temporaryFile("<osm><node id='1' lat='1' lon='1'>", suffix: ".osm")
         defer { try? FileManager.default.removeItem(atPath: broken) }
         let truncated = try await StrollBinary.run(["places", "info", broken, "--osm-filter", "amenity"])
