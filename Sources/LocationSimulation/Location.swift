@@ -27,9 +27,12 @@ public struct Location: Equatable, Sendable {
     public struct AppliedError: Equatable, Sendable {
         public var east: Double
         public var north: Double
-        public init(east: Double, north: Double) {
+        /// Whether a multipath episode added to it (docs/Receiver.md).
+        public var multipath: Bool
+        public init(east: Double, north: Double, multipath: Bool = false) {
             self.east = east
             self.north = north
+            self.multipath = multipath
         }
     }
 

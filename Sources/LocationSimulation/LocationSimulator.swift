@@ -39,6 +39,10 @@ public struct ReplayCounts: Equatable, Sendable {
     public var delivered = 0
     public var filtered: [FilterReason: Int] = [:]
     public var dropouts = 0
+    /// Outages entered (each began with a `locationUnknown` error event).
+    public var outages = 0
+    /// Fixes lost in outages, the first of each included.
+    public var outageFixes = 0
     /// Fixes not delivered while updates were paused.
     public var paused = 0
 
@@ -133,6 +137,13 @@ public struct LocationSimulator {
         case .dropout:
             counts.dropouts += 1
             pending.append(.error(LocationError(code: .locationUnknown, message: "no fix (simulated dropout)"), timestamp: truth.time))
+            return
+        case .outage(let environment, let first):
+            counts.outageFixes += 1
+            if first {
+                counts.outages += 1
+                pending.append(.error(LocationError(code: .locationUnknown, message: "no fix: signal lost (\(environment.rawValue))"), timestamp: truth.time))
+            }
             return
         case .fix(let l):
             location = l

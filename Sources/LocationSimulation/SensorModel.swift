@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import Spatial
 
 /// A small, fast, seeded generator (SplitMix64): the same seed gives the
 /// same sequence on every machine, so noisy replays are byte-identical.
@@ -31,9 +32,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
-/// What the simulated receiver adds to the true position.
+/// What the simulated receiver adds to the true position (docs/Receiver.md).
 public struct SensorOptions: Equatable, Sendable {
-    public enum Noise: String, Equatable, Sendable {
+    public enum Noise: String, Equatable, Sendable, CaseIterable {
         case none
         /// Two-dimensional Gaussian whose 68 % circle is the reported horizontal accuracy,
         /// drawn afresh for every fix.
@@ -47,15 +48,22 @@ public struct SensorOptions: Equatable, Sendable {
 
     public var noise: Noise = .none
     public var seed: UInt64 = 0
-    /// The correlation time of `gauss-markov` noise, seconds. The default, a
-    /// minute, is where the autocorrelation of a stationary consumer
-    /// receiver's horizontal error bends (D. L. Wilson's long-term
-    /// measurements of a Garmin 12XL, "GPS Accuracy: correlation of errors");
-    /// an Ornstein-Uhlenbeck process is the model Akaike's criterion favours
-    /// over white noise for stationary single-frequency GPS (Sensors 2020,
-    /// 20(21), 6050).
-    public var tau: Double = SensorOptions.defaultTau
+    /// The correlation time of `gauss-markov` noise, seconds; nil for the
+    /// environment's (``EnvironmentPreset/tau``), or ``defaultTau`` without
+    /// one. The default, a minute, is where the autocorrelation of a
+    /// stationary consumer receiver's horizontal error bends (D. L. Wilson's
+    /// long-term measurements of a Garmin 12XL, "GPS Accuracy: correlation of
+    /// errors"); an Ornstein-Uhlenbeck process is the model Akaike's
+    /// criterion favours over white noise for stationary single-frequency GPS
+    /// (Sensors 2020, 20(21), 6050).
+    public var tau: Double?
     public static let defaultTau = 60.0
+    /// The environment of the whole walk, or outside every area of ``environments``.
+    public var environment: Environment?
+    /// Areas with environments of their own; the most degraded wins where they overlap.
+    public var environments: [EnvironmentArea] = []
+    /// Coarse first fixes after the receiver starts and after an outage.
+    public var warmUp: WarmUp = .none
     /// Whether delivered locations carry the error applied (``Location/appliedError``).
     public var debugTruth = false
     /// Chance that a fix is lost: a transient `locationUnknown` error event instead.
@@ -64,12 +72,19 @@ public struct SensorOptions: Equatable, Sendable {
     public var outlierProbability = 0.0
     public var outlierScale = 20.0
 
-    public init(noise: Noise = .none, seed: UInt64 = 0, tau: Double = SensorOptions.defaultTau, debugTruth: Bool = false) {
+    public init(noise: Noise = .none, seed: UInt64 = 0, tau: Double? = nil, debugTruth: Bool = false,
+                environment: Environment? = nil, environments: [EnvironmentArea] = [], warmUp: WarmUp = .none) {
         self.noise = noise
         self.seed = seed
         self.tau = tau
         self.debugTruth = debugTruth
+        self.environment = environment
+        self.environments = environments
+        self.warmUp = warmUp
     }
+
+    /// Whether environments decide the accuracy, outages and multipath.
+    public var hasEnvironment: Bool { environment != nil || !environments.isEmpty }
 
     /// For a 2D Gaussian with standard deviation σ per axis, P(r ≤ R) = 1 − exp(−R²/2σ²);
     /// a 68 % radius R gives σ = R / √(−2 ln 0.32).
@@ -96,13 +111,16 @@ public struct GaussMarkovProcess: Sendable {
     let rho: Double
     let innovation: Double
     private var generator: SeededGenerator
-    private var origin: Double?
+    private var origin: Double
+    private var started = false
     private var index = 0
     private var current: (Double, Double) = (0, 0)
     private var next: (Double, Double) = (0, 0)
 
-    public init(tau: Double, seed: UInt64) {
+    /// `origin`: where the grid starts (nil: the first time asked for).
+    public init(tau: Double, seed: UInt64, origin: Double? = nil) {
         self.tau = tau
+        self.origin = origin ?? .nan
         step = tau / 100
         rho = exp(-step / tau)
         innovation = (1 - rho * rho).squareRoot()
@@ -120,12 +138,12 @@ public struct GaussMarkovProcess: Sendable {
     /// The process at time `t` (seconds), east and north; times before the
     /// latest one asked for are answered within the current grid step.
     public mutating func value(at t: Double) -> (east: Double, north: Double) {
-        guard let origin else {
-            origin = t
+        if !started {
+            started = true
+            if origin.isNaN { origin = t }
             next = generator.normalPair()  // stationary from the start
             advance()
             index = 0
-            return current
         }
         let position = max(0, (t - origin) / step)
         while Double(index + 1) <= position { advance() }
@@ -134,29 +152,151 @@ public struct GaussMarkovProcess: Sendable {
     }
 }
 
-/// Turns true positions into what a receiver reports.
+/// A two-state chain on whole seconds from an origin (``Episodes``): the
+/// state at step k depends only on the seed and k, never on when it is asked.
+struct EpisodeChain {
+    private let enter: Double
+    private let leave: Double
+    private var generator: SeededGenerator
+    private var step = 0
+    private(set) var active = false
+    /// A direction drawn at each episode's start (multipath uses it).
+    private(set) var direction = 0.0
+
+    init(_ episodes: Episodes, seed: UInt64) {
+        enter = 1 - exp(-1 / episodes.meanGap)
+        leave = 1 - exp(-1 / episodes.meanLength)
+        generator = SeededGenerator(seed: seed)
+    }
+
+    /// Whether an episode is on at step `k` (steps before the latest asked for answer the latest).
+    mutating func isActive(atStep k: Int) -> Bool {
+        while step < k {
+            step += 1
+            let u = generator.unit()
+            if active {
+                if u <= leave { active = false }
+            } else if u <= enter {
+                active = true
+                direction = 2 * Double.pi * generator.unit()
+            }
+        }
+        return active
+    }
+}
+
+/// One environment's processes, started at the receiver's first fix.
+struct EnvironmentProcesses {
+    let preset: EnvironmentPreset
+    var error: GaussMarkovProcess
+    var accuracy: GaussMarkovProcess
+    var outages: EpisodeChain?
+    var multipath: EpisodeChain?
+
+    init(_ environment: Environment, tau: Double?, seed: UInt64, origin: Double) {
+        preset = environment.preset
+        // Streams of their own per environment and per process.
+        let base = seed &+ UInt64(environment.severity + 1) &* 0xD1B5_4A32_D192_ED03
+        error = GaussMarkovProcess(tau: tau ?? preset.tau, seed: base ^ 0x243F_6A88_85A3_08D3, origin: origin)
+        accuracy = GaussMarkovProcess(tau: preset.tau, seed: base ^ 0x1319_8A2E_0370_7344, origin: origin)
+        outages = preset.outages.map { EpisodeChain($0, seed: base ^ 0xA409_3822_299F_31D0) }
+        multipath = preset.multipath.map { EpisodeChain($0, seed: base ^ 0x082E_FA98_EC4E_6C89) }
+    }
+}
+
+/// Turns true positions into what a receiver reports (docs/Receiver.md).
 struct SensorModel {
     let options: SensorOptions
     let desiredAccuracy: Double
     private var generator: SeededGenerator
     private var process: GaussMarkovProcess?
     private let ellipsoid = Ellipsoid.wgs84
+    private let shapes: [EnvironmentShape]
+    private var environments: [Environment: EnvironmentProcesses] = [:]
+    /// The time of the first fix read: every process's grid starts there.
+    private var origin: Double?
+    /// When the receiver last (re)acquired the signal, and whether after an outage.
+    private var acquired: (time: Double, afterOutage: Bool)?
+    private var inOutage = false
 
     init(options: SensorOptions, desiredAccuracy: Double) {
         self.options = options
         self.desiredAccuracy = desiredAccuracy
         generator = SeededGenerator(seed: options.seed)
-        if options.noise == .gaussMarkov { process = GaussMarkovProcess(tau: options.tau, seed: options.seed) }
+        if options.noise == .gaussMarkov, !options.hasEnvironment {
+            process = GaussMarkovProcess(tau: options.tau ?? SensorOptions.defaultTau, seed: options.seed)
+        }
+        var shapes: [EnvironmentShape] = []
+        if !options.environments.isEmpty, let context = try? GEOSContext() {
+            // The loader made each of these once already, so none fails here.
+            for (i, area) in options.environments.enumerated() {
+                if let shape = try? EnvironmentShape(area, context: context, index: i) { shapes.append(shape) }
+            }
+        }
+        self.shapes = shapes
     }
 
     enum Reading {
         case fix(Location)
         case dropout
+        /// No signal: `first` for the first fix lost in this outage.
+        case outage(Environment, first: Bool)
+    }
+
+    /// The environment at a true position: the most degraded area holding it,
+    /// else the walk's, else open sky; nil when no environment is configured.
+    func environment(at c: Coordinate) -> Environment? {
+        guard options.hasEnvironment else { return nil }
+        var found: Environment?
+        for shape in shapes where shape.environment.severity > (found?.severity ?? -1) && shape.contains(c) {
+            found = shape.environment
+        }
+        return found ?? options.environment ?? .openSky
     }
 
     mutating func read(_ truth: TrueFix) -> Reading {
         if options.dropoutProbability > 0, generator.unit() <= options.dropoutProbability { return .dropout }
-        let accuracy = truth.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil } ?? defaultHorizontalAccuracy(desiredAccuracy: desiredAccuracy)
+        let t = truth.time
+        let t0 = origin ?? t
+        if origin == nil {
+            origin = t
+            acquired = (t, false)
+        }
+        let environment = environment(at: truth.coordinate)
+        var processes: EnvironmentProcesses?
+        if let environment {
+            var p = environments[environment] ?? EnvironmentProcesses(environment, tau: options.tau, seed: options.seed, origin: t0)
+            let step = Int(max(0, (t - t0).rounded(.down)))
+            let lost = p.preset.alwaysLost || (p.outages?.isActive(atStep: step) ?? false)
+            if p.multipath != nil { _ = p.multipath?.isActive(atStep: step) }
+            environments[environment] = p
+            if lost {
+                defer { inOutage = true }
+                return .outage(environment, first: !inOutage)
+            }
+            processes = p
+        }
+        if inOutage {
+            inOutage = false
+            acquired = (t, true)
+        }
+
+        var accuracy: Double
+        var environmentAccuracy = 0.0
+        if let environment, var p = processes {
+            let y = p.accuracy.value(at: t).east
+            environmentAccuracy = (p.preset.medianAccuracy * exp(p.preset.spread * y) * 10).rounded() / 10
+            accuracy = environmentAccuracy
+            processes = p
+            environments[environment] = p
+        } else {
+            accuracy = truth.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil } ?? defaultHorizontalAccuracy(desiredAccuracy: desiredAccuracy)
+        }
+        if options.warmUp == .ios, let acquired {
+            let w = WarmUp.iosAccuracy(elapsed: t - acquired.time, afterOutage: acquired.afterOutage)
+            if w > accuracy { accuracy = (w * 10).rounded() / 10 }
+        }
+
         var coordinate = truth.coordinate
         var east = 0.0, north = 0.0
         let sigma = accuracy * SensorOptions.sigmaPerRadius68
@@ -166,12 +306,23 @@ struct SensorModel {
             east = a * sigma
             north = b * sigma
         case .gaussMarkov:
-            if let z = process?.value(at: truth.time) {
+            if let environment, var p = processes {
+                let z = p.error.value(at: t)
+                east = z.east * sigma
+                north = z.north * sigma
+                environments[environment] = p
+            } else if let z = process?.value(at: t) {
                 east = z.east * sigma
                 north = z.north * sigma
             }
         case .none:
             break
+        }
+        var multipath = false
+        if let p = processes, let chain = p.multipath, chain.active {
+            multipath = true
+            east += p.preset.multipathOffset * environmentAccuracy * sin(chain.direction)
+            north += p.preset.multipathOffset * environmentAccuracy * cos(chain.direction)
         }
         if options.outlierProbability > 0, generator.unit() <= options.outlierProbability {
             let direction = 2 * Double.pi * generator.unit()
@@ -187,11 +338,12 @@ struct SensorModel {
             coordinate = (try? Coordinate(latitude: newLatitude, longitude: newLongitude)) ?? coordinate
         }
         let hasAltitude = truth.elevation != nil
-        let verticalAccuracy = hasAltitude ? (truth.verticalAccuracy.flatMap { $0 > 0 ? $0 : nil } ?? 1.5 * accuracy) : -1
+        let recordedVertical = options.hasEnvironment ? nil : truth.verticalAccuracy.flatMap { $0 > 0 ? $0 : nil }
+        let verticalAccuracy = hasAltitude ? (recordedVertical ?? 1.5 * accuracy) : -1
         var location = Location(coordinate: coordinate, altitude: truth.elevation ?? 0, horizontalAccuracy: accuracy,
                                 verticalAccuracy: verticalAccuracy, course: truth.course, speed: truth.speed,
                                 timestamp: truth.time, sourceLine: truth.line)
-        if options.debugTruth { location.appliedError = Location.AppliedError(east: east, north: north) }
+        if options.debugTruth { location.appliedError = Location.AppliedError(east: east, north: north, multipath: multipath) }
         return .fix(location)
     }
 }

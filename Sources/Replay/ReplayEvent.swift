@@ -74,7 +74,9 @@ extension ReplayEvent {
     public var json: JSON {
         switch self {
         case .location(let l, let t):
-            let truth: [(String, JSON)] = l.appliedError.map { [("errorEast", .number($0.east)), ("errorNorth", .number($0.north))] } ?? []
+            let truth: [(String, JSON)] = l.appliedError.map {
+                [("errorEast", .number($0.east)), ("errorNorth", .number($0.north))] + ($0.multipath ? [("multipath", .bool(true))] : [])
+            } ?? []
             return .object([("type", .string("location")), ("t", Self.rounded(t)), ("timestamp", .string(ISO8601Time.format(l.timestamp))),
                             ("lat", .number(l.coordinate.latitude)), ("lon", .number(l.coordinate.longitude)),
                             ("horizontalAccuracy", .number(l.horizontalAccuracy)), ("altitude", .number(l.altitude)),
@@ -123,6 +125,7 @@ extension ReplayEvent {
                             ("rejected", .object(s.rejected.keys.sorted().map { ($0, .int(s.rejected[$0] ?? 0)) })),
                             ("delivered", .int(s.counts.delivered)), ("filtered", .int(s.counts.filteredTotal)), ("rankingChanges", .int(s.rankingChanges)),
                             ("generated", .int(s.counts.generated)), ("interpolated", .int(s.counts.interpolated)), ("dropouts", .int(s.counts.dropouts)),
+                            ("outages", .int(s.counts.outages)), ("outageFixes", .int(s.counts.outageFixes)),
                             ("paused", .int(s.counts.paused)), ("placesRejected", .int(s.placesRejected))])
         }
     }

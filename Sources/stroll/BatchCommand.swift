@@ -116,6 +116,7 @@ struct BatchCommand: AsyncParsableCommand {
         // The options are checked once, before any replay starts.
         let log = logging.logger("stroll.batch")
         let (placeSet, activeGroups, _, _) = try simulation.loadPlaces(log: log)
+        _ = try simulation.loadEnvironments()
         var walks = traces.map { BatchPlan.Walk(trace: $0, options: [], golden: nil) }
         if let plan {
             let planned = try BatchPlan.load(plan)
@@ -134,6 +135,7 @@ struct BatchCommand: AsyncParsableCommand {
                     throw StrollExit.usage
                 }
                 _ = try combined.loadPlaces(log: log)
+                _ = try combined.loadEnvironments()
             }
             walks += planned.walks
         }

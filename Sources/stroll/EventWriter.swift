@@ -130,6 +130,8 @@ struct EventWriter {
         print("Summary: read \(s.read) points (\(s.rejected.values.reduce(0, +)) rejected), replayed \(counts.generated) fixes "
               + "(\(counts.interpolated) interpolated): \(counts.delivered) delivered, \(counts.filteredTotal) held back by the filters; "
               + "\(s.rankingChanges) order changes.")
+        if counts.outages > 0 { print("  lost to outages: \(counts.outageFixes) fixes in \(counts.outages) outages") }
+        if counts.dropouts > 0 { print("  lost to dropouts: \(counts.dropouts) fixes") }
         for (category, n) in s.rejected.sorted(by: { $0.key < $1.key }) { print("  rejected \(category): \(n)") }
     }
 }

@@ -92,7 +92,7 @@ actor RayExecutor {
             switch split[i - 1] {
             // A PostGIS URI is no file: each worker connects to the database itself.
             case "--places" where PostGISSource.isPostGIS(split[i]): break
-            case "--places", "--regions", "--verify": inputs.append(i)
+            case "--places", "--regions", "--environments", "--verify": inputs.append(i)
             case "--geojson", "--svg", "--record": outputs.append(i)
             default: break
             }

@@ -43,7 +43,7 @@ struct ReplaySession {
     }
 
     mutating func run() async throws {
-        let configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, sortMode: sortMode, select: selectID)
+        let configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, environments: inputs.environments, sortMode: sortMode, select: selectID)
         var replay: Replay
         do {
             replay = try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,

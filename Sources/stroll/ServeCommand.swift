@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let log = logging.logger("stroll.serve")
         let inputs = try simulation.load(trace: trace, log: log)
-        let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored,
+        let configuration = simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, environments: inputs.environments,
                                                      sortMode: simulation.sort ?? .distance, select: inputs.selectID)
         let name = (inputs.tracePath as NSString).lastPathComponent
         @Sendable func makeReplay() throws -> Replay {

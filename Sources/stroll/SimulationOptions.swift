@@ -38,11 +38,20 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Interpolation rate between recorded fixes; 0 for none.", valueName: "HZ"))
     var rate: Double = 1
 
-    @Option(help: ArgumentHelp("Sensor noise: none, gaussian (independent per fix) or gauss-markov (correlated in time).", valueName: "none|gaussian|gauss-markov"))
-    var noise: String = "none"
+    @Option(help: ArgumentHelp("Sensor noise: none, gaussian (independent per fix) or gauss-markov (correlated in time); default none, or gauss-markov with an environment.", valueName: "none|gaussian|gauss-markov"))
+    var noise: String?
 
-    @Option(name: .customLong("noise-tau"), help: ArgumentHelp("gauss-markov noise: the error's correlation time (default 60).", valueName: "SECONDS"))
+    @Option(name: .customLong("noise-tau"), help: ArgumentHelp("gauss-markov noise: the error's correlation time (default 60, or the environment's).", valueName: "SECONDS"))
     var noiseTau: Double?
+
+    @Option(help: ArgumentHelp("The receiver's environment for the whole walk (or outside --environments): accuracy, drift, outages and multipath as docs/Receiver.md says.", valueName: "open-sky|urban|urban-canyon|indoor"))
+    var environment: String?
+
+    @Option(help: ArgumentHelp("GeoJSON polygons with an environment property (a preset or tunnel): the environment of each stretch of the walk.", valueName: "FILE"))
+    var environments: String?
+
+    @Option(name: .customLong("warm-up"), help: ArgumentHelp("Coarse first fixes after starting and after an outage, as iOS gives them (default: ios with an environment, else none).", valueName: "none|ios"))
+    var warmUp: String?
 
     @Flag(name: .customLong("debug-truth"), help: "location events carry the error applied, errorEast and errorNorth in metres.")
     var debugTruth = false
@@ -78,9 +87,13 @@ struct SimulationOptions: ParsableArguments {
     var within: Double?
 
     func validate() throws {
-        guard SensorOptions.Noise(rawValue: noise) != nil else { throw ValidationError("--noise must be none, gaussian or gauss-markov, not \(noise)") }
+        if let noise, SensorOptions.Noise(rawValue: noise) == nil { throw ValidationError("--noise must be none, gaussian or gauss-markov, not \(noise)") }
+        if let environment, !Environment.presets.contains(where: { $0.rawValue == environment }) {
+            throw ValidationError("--environment must be \(Environment.presets.map(\.rawValue).joined(separator: ", ")), not \(environment)")
+        }
+        if let warmUp, WarmUp(rawValue: warmUp) == nil { throw ValidationError("--warm-up must be none or ios, not \(warmUp)") }
         if let noiseTau {
-            guard noise == "gauss-markov" else { throw ValidationError("--noise-tau applies to --noise gauss-markov only") }
+            guard effectiveNoise == .gaussMarkov else { throw ValidationError("--noise-tau applies to --noise gauss-markov only") }
             guard noiseTau > 0, noiseTau.isFinite else { throw ValidationError("--noise-tau must be more than 0 seconds") }
         }
         guard distanceFilter == "none" || Double(distanceFilter) != nil else { throw ValidationError("--distance-filter takes metres or \"none\", not \(distanceFilter)") }
@@ -108,8 +121,30 @@ struct SimulationOptions: ParsableArguments {
         return r
     }
 
-    var sensorOptions: SensorOptions {
-        SensorOptions(noise: SensorOptions.Noise(rawValue: noise) ?? .none, seed: seed, tau: noiseTau ?? SensorOptions.defaultTau, debugTruth: debugTruth)
+    /// Whether an environment option was given.
+    var hasEnvironment: Bool { environment != nil || environments != nil }
+
+    /// `--noise`, else gauss-markov with an environment, else none.
+    var effectiveNoise: SensorOptions.Noise {
+        noise.flatMap(SensorOptions.Noise.init(rawValue:)) ?? (hasEnvironment ? .gaussMarkov : .none)
+    }
+
+    /// The sensor for these options, with the areas of `--environments` once read.
+    func sensorOptions(environments areas: [EnvironmentArea]) -> SensorOptions {
+        SensorOptions(noise: effectiveNoise, seed: seed, tau: noiseTau, debugTruth: debugTruth,
+                      environment: environment.flatMap(Environment.init(rawValue:)), environments: areas,
+                      warmUp: warmUp.flatMap(WarmUp.init(rawValue:)) ?? (hasEnvironment ? .ios : .none))
+    }
+
+    /// Reads `--environments` (none: no areas); errors are printed and become exit codes.
+    func loadEnvironments() throws -> [EnvironmentArea] {
+        guard let file = environments else { return [] }
+        do {
+            return try EnvironmentArea.loadGeoJSON(file)
+        } catch {
+            printError("error: \(error.description)")
+            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
     }
 }
 
@@ -121,6 +156,7 @@ struct SimulationInputs {
     let activeGroups: [String]
     let monitored: [MonitoredRegion]
     let selectID: String?
+    let environments: [EnvironmentArea]
 }
 
 extension SimulationOptions {
@@ -141,8 +177,10 @@ extension SimulationOptions {
         log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
         for note in trace.notes { log.info("\(note)") }
         let (set, activeGroups, monitored, selectID) = try loadPlaces(log: log)
-        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(noise) (seed \(seed))")
-        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID)
+        let areas = try loadEnvironments()
+        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(effectiveNoise.rawValue) (seed \(seed)), environment \(environment ?? "none"), \(areas.count) environment areas")
+        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID,
+                                environments: areas)
     }
 
     /// The places, the active groups, the monitored regions and the selection, checked.
@@ -286,7 +324,7 @@ extension SimulationOptions {
         for g in groups { a += ["--group", g] }
         a += placeChoice.arguments
         a += ["--accuracy", "\(accuracy)", "--distance-filter", distanceFilter, "--walking-speed", "\(walkingSpeed)", "--start", start,
-              "--rate", "\(rate)", "--noise", noise, "--seed", "\(seed)", "--region-span", "\(regionSpan)",
+              "--rate", "\(rate)", "--seed", "\(seed)", "--region-span", "\(regionSpan)",
               "--map-width", "\(mapWidth)", "--cluster-radius", "\(clusterRadius)"]
         if let regions { a += ["--regions", regions] }
         if follow { a.append("--follow") }
@@ -294,17 +332,21 @@ extension SimulationOptions {
         if let select { a += ["--select", select] }
         if let sort { a += ["--sort", sort.rawValue] }
         if let within { a += ["--within", "\(within)"] }
+        if let noise { a += ["--noise", noise] }
         if let noiseTau { a += ["--noise-tau", "\(noiseTau)"] }
+        if let environment { a += ["--environment", environment] }
+        if let environments { a += ["--environments", environments] }
+        if let warmUp { a += ["--warm-up", warmUp] }
         if debugTruth { a.append("--debug-truth") }
         return a
     }
 
     /// The replay's configuration for these options.
-    func configuration(groups: [String], regions: [MonitoredRegion], sortMode: SortMode, select: String?) -> ReplayConfiguration {
+    func configuration(groups: [String], regions: [MonitoredRegion], environments: [EnvironmentArea], sortMode: SortMode, select: String?) -> ReplayConfiguration {
         var configuration = ReplayConfiguration()
         configuration.settings = settings
         configuration.replay = replayOptions
-        configuration.sensor = sensorOptions
+        configuration.sensor = sensorOptions(environments: environments)
         configuration.regions = regions
         configuration.groups = groups
         configuration.sortMode = sortMode

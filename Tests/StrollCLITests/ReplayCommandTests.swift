@@ -181,4 +181,52 @@ struct ReplayCommandTests {
             #expect(r.status == 64 && r.stderr.contains("--noise"), "\(bad): \(r.stderr)")
         }
     }
+
+    @Test("--environment: accuracy, outages and warm-up in the events and the summary, the same bytes for the same seed; --environments from a GeoJSON file; bad environment options and files are refused before any replay")
+    func environments() async throws {
+        let args = ["replay", "--environment", "urban-canyon", "--seed", "7", "--debug-truth", "--distance-filter", "none", "--format", "jsonl"]
+        let run = try await StrollBinary.run(args)
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.stdout.split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let locations = events.filter { $0["type"] as? String == "location" }
+        let accuracies = locations.compactMap { $0["horizontalAccuracy"] as? Double }
+        // Warm-up first (a cell fix, then Wi-Fi), then the canyon's accuracy, changing as it goes.
+        #expect(accuracies.prefix(3).allSatisfy { $0 == 1414 } && accuracies[3] == 65)
+        #expect(Set(accuracies.dropFirst(20)).count > 20)
+        #expect(locations.contains { $0["multipath"] as? Bool == true })
+        let lost = events.filter { $0["type"] as? String == "error" && $0["code"] as? String == "locationUnknown" }
+        let summary = try #require(events.last)
+        #expect(summary["outages"] as? Int == lost.count && lost.count > 0)
+        #expect((summary["outageFixes"] as? Int ?? 0) >= lost.count)
+        #expect(try await StrollBinary.run(args).stdout == run.stdout)
+        // The table's summary says what was lost.
+        let table = try await StrollBinary.run(["replay", "--environment", "urban-canyon", "--seed", "7"])
+        #expect(table.stdout.contains("lost to outages: \(summary["outageFixes"] as? Int ?? -1) fixes in \(lost.count) outages"))
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The whole bundled walk inside one indoor polygon: the warm-up, then Wi-Fi-like accuracy.
+        let good = dir.appendingPathComponent("areas.geojson").path
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"environment":"indoor"},"geometry":{"type":"Polygon","coordinates":[[[-3.0,53.39],[-2.9,53.39],[-2.9,53.42],[-3.0,53.42],[-3.0,53.39]]]}}]}"#.utf8).write(to: URL(fileURLWithPath: good))
+        let indoor = try await StrollBinary.run(["replay", "--environments", good, "--seed", "2", "--warm-up", "none", "--distance-filter", "none", "--format", "jsonl"])
+        #expect(indoor.status == 0, "\(indoor.stderr)")
+        let indoorAccuracy = try indoor.stdout.split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "location" }.compactMap { $0["horizontalAccuracy"] as? Double }
+        #expect(!indoorAccuracy.isEmpty && indoorAccuracy.allSatisfy { $0 > 25 && $0 < 200 })
+
+        let notGeoJSON = dir.appendingPathComponent("bad.geojson").path
+        try Data("{\"type\":\"FeatureCollection\"".utf8).write(to: URL(fileURLWithPath: notGeoJSON))
+        let noPolygons = dir.appendingPathComponent("empty.geojson").path
+        try Data(#"{"type":"FeatureCollection","features":[]}"#.utf8).write(to: URL(fileURLWithPath: noPolygons))
+        for (bad, status, says) in [(["--environment", "forest"], 64, "--environment"), (["--environment", "tunnel"], 64, "--environment"),
+                                    (["--warm-up", "slow"], 64, "--warm-up"), (["--environment", "urban", "--noise-tau", "-3"], 64, "--noise-tau"),
+                                    (["--environment", "urban", "--noise", "gaussian", "--noise-tau", "20"], 64, "--noise-tau"),
+                                    (["--environments", notGeoJSON], 65, "not GeoJSON"), (["--environments", noPolygons], 65, "holds no polygons"),
+                                    (["--environments", dir.appendingPathComponent("missing.geojson").path], 66, "no such file")] {
+            let r = try await StrollBinary.run(["replay", "--format", "jsonl"] + bad)
+            #expect(r.status == Int32(status) && r.stderr.contains(says), "\(bad): \(r.status) \(r.stderr)")
+            #expect(!r.stdout.contains("\"location\""), "\(bad): nothing replayed")
+        }
+    }
 }

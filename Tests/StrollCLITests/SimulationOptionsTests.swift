@@ -9,6 +9,7 @@ struct SimulationOptionsTests {
                      "--group-name", "food", "--name-column", "title", "--group-column", "kind",
                      "--places-sql", "SELECT * FROM cafes", "--accuracy", "100", "--distance-filter", "none",
                      "--walking-speed", "1.2", "--start", "2020-01-02T03:04:05Z", "--rate", "2.5", "--noise", "gauss-markov", "--noise-tau", "30", "--debug-truth", "--seed", "42",
+                     "--environment", "urban", "--environments", "areas.geojson", "--warm-up", "ios",
                      "--regions", "r.geojson", "--region-span", "1500", "--follow", "--cluster", "--map-width", "430",
                      "--cluster-radius", "50", "--select", "Leaf", "--sort", "name", "--within", "750"]
         let parsed = try SimulationOptions.parse(given)
