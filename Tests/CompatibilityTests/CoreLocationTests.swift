@@ -86,6 +86,23 @@ struct CoreLocationTests {
         #expect(tracker.errors.isEmpty)
     }
 
+    @Test("a receiver in an urban canyon: the delegate gets the warm-up's 1414 m fix first, kCLErrorLocationUnknown for each outage, and exactly the fixes Stroll's simulator delivers with that sensor")
+    func urbanCanyon() async throws {
+        let sensor = SensorOptions(noise: .gaussMarkov, seed: 7, environment: .urbanCanyon, warmUp: .ios)
+        Simulation.current = try Simulation(trace: path(walk), sensor: sensor)
+        defer { Simulation.current = nil }
+        let tracker = WalkTracker()
+        tracker.manager.startUpdatingLocation()
+        await Simulation.current?.run()
+        var simulator = try LocationSimulator(trace: try TraceReader.read(path(walk)), settings: LocationSettings(), sensor: sensor)
+        let expected = simulator.run().compactMap { if case .location(let l) = $0 { return l } else { return nil } }
+        #expect(tracker.locations.count == expected.count)
+        #expect(zip(tracker.locations, expected).allSatisfy { same($0, $1) })
+        #expect(tracker.locations.first?.horizontalAccuracy == 1414)
+        #expect(simulator.counts.outages > 0)
+        #expect(tracker.errors.count == simulator.counts.outages && tracker.errors.allSatisfy { $0.code == .locationUnknown })
+    }
+
     @Test("two managers with 25 m and 100 m filters receive different deliveries, each its own filter's")
     func twoFilters() async throws {
         Simulation.current = try Simulation(trace: path(walk))

@@ -167,3 +167,36 @@ struct TimeTableScenarioTests {
         #expect(got.map(\.1) == want.map(\.1))
     }
 }
+
+/// CoffeeShop13's list along the Bold Street walk with its 10-minute coffee stop: how often the
+/// order changes while walking and while standing, by the delivered fix's (true) speed.
+func coffeeShopOrderChanges(sensor: SensorOptions) throws -> (walking: Int, standing: Int, delivered: Int) {
+    let places = try PlaceSet.load(path("Fixtures/CityCycleRideLocations.plist"))
+    var app = CoffeeShopApp(places: places)
+    _ = app.choose(group: "liverpool")
+    var simulator = try LocationSimulator(trace: try TraceReader.read(path("traces/bold-street-long-stop.gpx")), sensor: sensor)
+    var walking = 0, standing = 0, delivered = 0
+    while let e = simulator.next() {
+        guard case .location(let l) = e else { continue }
+        delivered += 1
+        for case .list(let u) in app.locationDelivered(l) where u.changed {
+            if l.speed >= 0.2 { walking += 1 } else { standing += 1 }
+        }
+    }
+    return (walking, standing, delivered)
+}
+
+@Suite("CoffeeShop13 with a receiver in the city")
+struct CoffeeShopUrbanTests {
+    @Test("urban noise (seeded): the list reorders again and again while the user stands with a coffee, where a clean receiver reorders once, arriving; the figures are pinned")
+    func urban() throws {
+        let clean = try coffeeShopOrderChanges(sensor: SensorOptions())
+        let urban = try coffeeShopOrderChanges(sensor: SensorOptions(noise: .gaussMarkov, seed: 7, environment: .urban, warmUp: .ios))
+        let white = try coffeeShopOrderChanges(sensor: SensorOptions(noise: .gaussian, seed: 7, environment: .urban, warmUp: .ios))
+        print("CoffeeShop13 order changes walking/standing (delivered): clean \(clean), urban gauss-markov \(urban), urban gaussian \(white)")
+        // Walking, standing, delivered fixes: the clean receiver's one change while standing is the arrival at the stop.
+        #expect(clean == (walking: 27, standing: 1, delivered: 50))
+        #expect(urban == (walking: 32, standing: 15, delivered: 71))
+        #expect(white == (walking: 91, standing: 144, delivered: 303))
+                            }
+}
