@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
-        .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),

@@ -215,6 +215,18 @@ struct ReplayCommandTests {
             .filter { $0["type"] as? String == "location" }.compactMap { $0["horizontalAccuracy"] as? Double }
         #expect(!indoorAccuracy.isEmpty && indoorAccuracy.allSatisfy { $0 > 25 && $0 < 200 })
 
+        // The bundled Liverpool areas: the Bold Street walk's coffee stop is inside a café, so every fix
+        // delivered while standing there says Wi-Fi-like accuracy, and the walk before it does not.
+        let cafe = try await StrollBinary.run(["replay", "traces/bold-street-long-stop.gpx", "--environments", "Fixtures/environments/liverpool.geojson",
+                                               "--seed", "7", "--warm-up", "none", "--format", "jsonl"])
+        #expect(cafe.status == 0, "\(cafe.stderr)")
+        let cafeLocations = try cafe.stdout.split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "location" }
+        let standing = cafeLocations.filter { ($0["speed"] as? Double ?? -1) == 0 }.compactMap { $0["horizontalAccuracy"] as? Double }
+        let walking = cafeLocations.filter { ($0["speed"] as? Double ?? 0) > 0 }.compactMap { $0["horizontalAccuracy"] as? Double }.sorted()
+        #expect(standing.count > 3 && standing.allSatisfy { $0 > 30 }, "\(standing)")
+        #expect(walking.count > 10 && walking[walking.count / 2] < 35, "\(walking)")
+
         let notGeoJSON = dir.appendingPathComponent("bad.geojson").path
         try Data("{\"type\":\"FeatureCollection\"".utf8).write(to: URL(fileURLWithPath: notGeoJSON))
         let noPolygons = dir.appendingPathComponent("empty.geojson").path
