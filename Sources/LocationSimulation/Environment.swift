@@ -102,18 +102,7 @@ public struct EnvironmentArea: Equatable, Sendable {
     /// Reads `--environments FILE`: GeoJSON Polygon and MultiPolygon features,
     /// each with an `environment` property (a preset's name or `tunnel`).
     public static func loadGeoJSON(_ path: String) throws(EnvironmentFileError) -> [EnvironmentArea] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EnvironmentFileError(file: path, reason: "no such file or cannot be read", unreadable: true)
-        }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw EnvironmentFileError(file: path, reason: "not GeoJSON (not a JSON object)", unreadable: false)
-        }
-        let features: [Any]
-        switch root["type"] as? String {
-        case "FeatureCollection": features = root["features"] as? [Any] ?? []
-        case "Feature": features = [root]
-        default: throw EnvironmentFileError(file: path, reason: "not GeoJSON: expected a FeatureCollection or a Feature", unreadable: false)
-        }
+        let features = try geoJSONFeatures(path)
         let names = Environment.allCases.map(\.rawValue).joined(separator: ", ")
         var areas: [EnvironmentArea] = []
         for (i, f) in features.enumerated() {
@@ -165,13 +154,8 @@ public struct EnvironmentArea: Equatable, Sendable {
     }
 }
 
-public struct EnvironmentFileError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var reason: String
-    /// The file could not be read at all (exit 66), rather than read and refused (65).
-    public var unreadable: Bool
-    public var description: String { "\(file): \(reason)" }
-}
+/// An environments file that cannot be used: the same error as a regions file's.
+public typealias EnvironmentFileError = RegionFileError
 
 /// An area made testable: its polygon in a local metric plane, prepared by GEOS.
 struct EnvironmentShape {

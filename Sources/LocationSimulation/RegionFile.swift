@@ -5,20 +5,7 @@ extension MonitoredRegion {
     /// Reads regions from GeoJSON: `Point` features with a `radius` property
     /// (metres) and `Polygon` features (outer ring), each with an `id` property.
     public static func loadGeoJSON(_ path: String) throws(RegionFileError) -> [MonitoredRegion] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RegionFileError(file: path, reason: "no such file or cannot be read", unreadable: true)
-        }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw RegionFileError(file: path, reason: "not a GeoJSON object", unreadable: false)
-        }
-        let features: [Any]
-        if root["type"] as? String == "FeatureCollection" {
-            features = root["features"] as? [Any] ?? []
-        } else if root["type"] as? String == "Feature" {
-            features = [root]
-        } else {
-            throw RegionFileError(file: path, reason: "expected a FeatureCollection or a Feature", unreadable: false)
-        }
+        let features = try geoJSONFeatures(path)
         var regions: [MonitoredRegion] = []
         for (i, f) in features.enumerated() {
             func fail(_ reason: String) -> RegionFileError { RegionFileError(file: path, reason: "feature \(i): \(reason)", unreadable: false) }
@@ -59,9 +46,26 @@ extension MonitoredRegion {
     }
 }
 
+/// The features of a GeoJSON file: a FeatureCollection's, or a lone Feature.
+func geoJSONFeatures(_ path: String) throws(RegionFileError) -> [Any] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw RegionFileError(file: path, reason: "no such file or cannot be read", unreadable: true)
+    }
+    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw RegionFileError(file: path, reason: "not GeoJSON (not a JSON object)", unreadable: false)
+    }
+    switch root["type"] as? String {
+    case "FeatureCollection": return root["features"] as? [Any] ?? []
+    case "Feature": return [root]
+    default: throw RegionFileError(file: path, reason: "not GeoJSON: expected a FeatureCollection or a Feature", unreadable: false)
+    }
+}
+
+/// A GeoJSON file of regions (`--regions`) or environment areas (`--environments`) that cannot be used.
 public struct RegionFileError: Error, Equatable, Sendable, CustomStringConvertible {
     public var file: String
     public var reason: String
+    /// The file could not be read at all (exit 66), rather than read and refused (65).
     public var unreadable: Bool
     public var description: String { "\(file): \(reason)" }
 }
