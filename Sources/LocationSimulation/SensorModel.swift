@@ -319,7 +319,7 @@ struct SensorModel {
             break
         }
         var multipath = false
-        if let p = processes, let chain = p.multipath, chain.active {
+        if options.noise != .none, let p = processes, let chain = p.multipath, chain.active {
             multipath = true
             east += p.preset.multipathOffset * environmentAccuracy * sin(chain.direction)
             north += p.preset.multipathOffset * environmentAccuracy * cos(chain.direction)
