@@ -167,6 +167,13 @@ struct EnvironmentTests {
         #expect(zip(plain.accuracy.dropFirst(6), plain.accuracy.dropFirst(7)).allSatisfy { $0 >= $1 }, "better each second: \(plain.accuracy)")
     }
 
+    @Test("--noise none with an environment: no fix moves (multipath neither), while the accuracies, outages and warm-up are reported")
+    func noiseNone() {
+        let r = Readings(SensorOptions(noise: .none, seed: 5, debugTruth: true, environment: .urbanCanyon, warmUp: .ios), count: 3_600, spacing: 1)
+        #expect(r.east.allSatisfy { $0 == 0 } && r.north.allSatisfy { $0 == 0 } && !r.multipath.contains(true))
+        #expect(r.accuracy.first == 1414 && Set(r.accuracy).count > 50 && !r.firstLost.isEmpty)
+    }
+
     @Test("the distance filter and the accuracy gate see warm-up, outages and multipath exactly as clean fixes")
     func filtersApply() throws {
         let walk = straightWalk(from: liverpool, azimuth: 60, step: 7, count: 400, interval: 5)
