@@ -17,9 +17,12 @@ import SpatialIndex
 /// then id (Unicode scalar order), through a precomputed tie rank.
 ///
 /// **Cost.** One pass of arithmetic per place for the full order, then a
-/// least-significant-digit radix sort of 64-bit keys (millimetres above the
-/// tie rank); small sets use insertion sort from the previous order, which is
-/// nearly sorted. From ``parallelThreshold`` places on, the distances and
+/// least-significant-digit radix sort of 64-bit keys: millimetres above the
+/// place's index, read in tie order so that the stable sort by millimetres
+/// alone breaks ties, and the sorted keys are the order itself. Distances are
+/// not stored: ``distance(atRank:)`` computes the one asked for exactly as
+/// the ranking did. Small sets use insertion sort from the previous order,
+/// which is nearly sorted. From ``parallelThreshold`` places on, the distances and
 /// the radix sort are split across ``threads`` (every core by default). The
 /// k nearest and region queries use a latitude–longitude grid and touch only
 /// nearby cells. Nothing is allocated per update once the buffers have grown.
@@ -34,10 +37,15 @@ public struct RankingIndex {
     private var keys: [UInt64]
     private var scratch: [UInt64]
     private var counts: [Int]
-    private var distanceByTie: [Double]
+    /// The walker of the last ``rankAll(from:)``, for the distances asked of it.
+    private var lastWalker: Walker?
     /// Place indices in ranking order after ``rankAll(from:)``.
     public private(set) var order: [UInt32]
-    private var hasOrder = false
+    /// Distances by tie position, kept for sets of up to ``smallCount`` places
+    /// (larger sets compute the few rows asked for again: storing every distance costs more).
+    private var smallDistances: [Double]
+    /// Up to this many places, ``rankAll(from:)`` takes the path for small sets (one ``block``).
+    static let smallCount = block
     private let grid: PointGrid
     private let geodesic: Geodesic
     /// Threads ``rankAll(from:)`` uses for ``parallelThreshold`` places or more
@@ -83,9 +91,9 @@ public struct RankingIndex {
         y = ys
         z = zs
         keys = [UInt64](repeating: 0, count: count)
+        smallDistances = [Double](repeating: 0, count: count <= Self.smallCount ? count : 0)
         scratch = [UInt64](repeating: 0, count: count)
         counts = [Int](repeating: 0, count: Self.buckets * Self.maxDigits)
-        distanceByTie = [Double](repeating: 0, count: count)
         order = byTie.map { UInt32($0) }
         grid = PointGrid(coordinates)
     }
@@ -98,15 +106,23 @@ public struct RankingIndex {
 
     /// Bytes held per place by the index and its buffers (for memory budgets).
     public var bytesPerPlace: Double {
-        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 8 + 4
+        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 8 : 0)
         return Double(perPlace) + Double(grid.bytes + counts.count * 8) / Double(max(count, 1))
     }
 
     /// The distance of place `index` from the last walker given to ``rankAll(from:)``.
-    public func distance(ofPlace index: Int) -> Double { distanceByTie[Int(tieRank[index])] }
+    /// (Computed as the ranking computed it: the series, or Karney's method where the ranking used it.)
+    public func distance(ofPlace index: Int) -> Double {
+        guard let w = lastWalker else { return 0 }
+        let t = Int(tieRank[index])
+        if count <= Self.smallCount { return smallDistances[t] }
+        let d = w.distance(x[t], y[t], z[t])
+        // Karney's method only where the ranking used it (passing the geodesic and the places costs retains).
+        return Self.needsKarney(d, d * 1000) ? geodesic.distance(w.coordinate, coordinates[index]) : d
+    }
 
     /// The distance of the place in row `rank` of ``order``.
-    public func distance(atRank rank: Int) -> Double { distanceByTie[Int(keys[rank] & 0xFFFF_FFFF)] }
+    public func distance(atRank rank: Int) -> Double { distance(ofPlace: Int(order[rank])) }
 
     // MARK: Distances
 
@@ -116,6 +132,8 @@ public struct RankingIndex {
         let wx: Double, wy: Double, wz: Double
         let nx: Double, ny: Double, nz: Double
         let invM: Double, invN: Double
+        /// The series' coefficients: `c²/(24N²)` and `2(1/N)(1/M − 1/N)/24`.
+        let a: Double, b: Double
 
         init(_ c: Coordinate, ellipsoid: Ellipsoid) {
             coordinate = c
@@ -134,6 +152,8 @@ public struct RankingIndex {
             let w2 = 1 - e2 * sphi * sphi
             invN = w2.squareRoot() / ellipsoid.semiMajorAxis
             invM = w2 * w2.squareRoot() / (ellipsoid.semiMajorAxis * (1 - e2))
+            a = invN * invN / 24
+            b = 2 * invN * (invM - invN) / 24
         }
 
         /// The chord series `s = c·(1 + c²/(24R²))` with the direction's radius of curvature
@@ -145,11 +165,8 @@ public struct RankingIndex {
             let dx = px - wx, dy = py - wy, dz = pz - wz
             let c2 = dx * dx + dy * dy + dz * dz
             let cn = dx * nx + dy * ny + dz * nz
-            return c2.squareRoot() * (1 + (c2 * invN2 + twoInvNDelta * cn * cn) * (1.0 / 24))
+            return c2.squareRoot() * (1 + c2 * a + b * cn * cn)
         }
-
-        var invN2: Double { invN * invN }
-        var twoInvNDelta: Double { 2 * invN * (invM - invN) }
     }
 
     /// The distance to place `i` for ordering: the millimetre it rounds to is
@@ -160,41 +177,99 @@ public struct RankingIndex {
         return Self.rankingDistance(w, x[t], y[t], z[t], geodesic, coordinates, i).distance
     }
 
-    /// Distances and keys for the places in `range` (tie positions), largest
-    /// millimetre returned. Blocks of 256: first the chord series for the whole
-    /// block in straight-line arithmetic the compiler turns into vector
-    /// instructions, then the millimetre keys, with Karney's method where the
-    /// series cannot decide the millimetre.
+    /// Series distances are computed this many at a time (per thread).
+    static let block = 256
+    /// Added to a non-negative double below 2⁵¹ and taken away again, it rounds
+    /// the double to the nearest whole number (ties to even), and the sum's low
+    /// bits are that whole number: rounding without a conversion that can trap.
+    static let roundingBias = 6_755_399_441_055_744.0    // 1.5 · 2⁵²
+
+    /// Keys for the places in `range` (tie positions): millimetres above the
+    /// place's index; the largest millimetre is returned.
+    ///
+    /// Blocks of ``block`` places: first the chord series for the whole block
+    /// in straight-line arithmetic the compiler turns into vector
+    /// instructions, then the keys, the millimetre rounded through
+    /// ``roundingBias`` and ``needsKarney(_:_:)`` tested without a branch; a
+    /// block where some place needs Karney's method is gone over again for
+    /// those places alone. Where the test passes, the nearest millimetre (ties
+    /// to even) is the one `Int64(mm + 0.5)` gives, since `mm` is then not
+    /// within the tolerance of a half. With `counts`, the radix sort's first
+    /// two digits are counted block by block (`counts`: two rows of ``buckets``).
+    ///
+    /// Unsafe pointers, unchecked: callers pass buffers of ``count`` places
+    /// and a range inside them.
     @inline(__always)
-    static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>?, _ ys: UnsafePointer<Double>?, _ zs: UnsafePointer<Double>?,
-                          _ back: UnsafePointer<UInt32>?, _ ds: UnsafeMutablePointer<Double>?, _ ks: UnsafeMutablePointer<UInt64>?,
-                          _ karney: Geodesic, _ places: [Coordinate]) -> UInt64 {
-        guard let xs, let ys, let zs, let back, let ds, let ks else { return 0 }
+    static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
+                          _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>,
+                          _ karney: Geodesic, _ places: [Coordinate], counts: UnsafeMutablePointer<Int>? = nil) -> UInt64 {
+        // One block of series distances, on the stack.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { buffer in
+            guard let ds = buffer.baseAddress else { return 0 }
+            return rankSlice(w, range, xs, ys, zs, back, ks, karney, places, ds, counts: counts)
+        }
+    }
+
+    /// ``rankSlice(_:_:_:_:_:_:_:_:_:counts:)`` with the block's distances in `ds`
+    /// (``block`` of them; for a set of one block, the distances by tie position).
+    @inline(__always)
+    static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
+                          _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>,
+                          _ karney: Geodesic, _ places: [Coordinate], _ ds: UnsafeMutablePointer<Double>,
+                          counts: UnsafeMutablePointer<Int>? = nil) -> UInt64 {
         let wx = w.wx, wy = w.wy, wz = w.wz, nx = w.nx, ny = w.ny, nz = w.nz
-        let a = w.invN2 / 24, b = w.twoInvNDelta / 24
+        let a = w.a, b = w.b
+        let bias = roundingBias
         var maxMM: UInt64 = 0
         var start = range.lowerBound
         while start < range.upperBound {
-            let end = min(range.upperBound, start + 256)
-            for i in start..<end {
-                let dx = xs[i] - wx, dy = ys[i] - wy, dz = zs[i] - wz
+            let length = min(range.upperBound - start, block)
+            let bx = xs + start, by = ys + start, bz = zs + start, bk = ks + start, bp = back + start
+            for i in 0..<length {
+                let dx = bx[i] - wx, dy = by[i] - wy, dz = bz[i] - wz
                 let c2 = dx * dx + dy * dy + dz * dz
                 let cn = dx * nx + dy * ny + dz * nz
                 ds[i] = c2.squareRoot() * (1 + c2 * a + b * cn * cn)
             }
-            for i in start..<end {
-                var d = ds[i]
-                var mm = d * 1000
-                if Self.needsKarney(d, mm) {
-                    d = karney.distance(w.coordinate, places[Int(back[i])])
-                    ds[i] = d
-                    mm = d * 1000
-                }
-                let rounded = UInt64(bitPattern: Int64(mm + 0.5))
-                ks[i] = rounded << 32 | UInt64(i)
-                maxMM = max(maxMM, rounded)
+            var karneyNeeded: UInt64 = 0
+            var largest = 0.0
+            for i in 0..<length {
+                let d = ds[i]
+                let mm = d * 1000
+                let biased = mm + bias
+                let rounded = biased - bias
+                let beyond: UInt64 = d > GeodesicDistanceFrame.exactRange ? 1 : 0
+                let nearHalf: UInt64 = abs(mm - rounded) >= 0.5 - GeodesicDistanceFrame.tolerance(atDistance: d) * 1000 ? 1 : 0
+                karneyNeeded |= beyond | nearHalf
+                largest = max(largest, rounded)
+                bk[i] = (biased.bitPattern & 0xFFFF_FFFF) << 32 | UInt64(bp[i])
             }
-            start = end
+            if karneyNeeded != 0 {
+                largest = 0
+                for i in 0..<length {
+                    let place = bp[i]
+                    var d = w.distance(bx[i], by[i], bz[i])
+                    if Self.needsKarney(d, d * 1000) {
+                        d = karney.distance(w.coordinate, places[Int(place)])
+                        ds[i] = d
+                        let rounded = UInt64(bitPattern: Int64(min(d * 1000 + 0.5, 9e18)))
+                        bk[i] = rounded << 32 | UInt64(place)
+                        maxMM = max(maxMM, rounded)
+                    } else {
+                        largest = max(largest, d * 1000 + bias - bias)
+                    }
+                }
+            }
+            maxMM = max(maxMM, UInt64(largest))
+            if let c = counts {
+                // The radix sort's first two digits, counted while the block is in the first-level cache.
+                for i in 0..<length {
+                    let mm = bk[i] >> 32
+                    c[Int(truncatingIfNeeded: mm & digitMask)] &+= 1
+                    c[buckets &+ Int(truncatingIfNeeded: (mm >> UInt64(digitBits)) & digitMask)] &+= 1
+                }
+            }
+            start += length
         }
         return maxMM
     }
@@ -204,7 +279,7 @@ public struct RankingIndex {
     /// bound at that distance, or beyond the series' range.
     @inline(__always)
     static func needsKarney(_ d: Double, _ mm: Double) -> Bool {
-        d > GeodesicDistanceFrame.exactRange || abs(mm - Double(Int64(mm)) - 0.5) <= GeodesicDistanceFrame.tolerance(atDistance: d) * 1000
+        d > GeodesicDistanceFrame.exactRange || abs(mm - (mm + roundingBias - roundingBias)) >= 0.5 - GeodesicDistanceFrame.tolerance(atDistance: d) * 1000
     }
 
     /// The distance to a place at ECEF (`px`, `py`, `pz`) and the millimetre it
@@ -224,11 +299,13 @@ public struct RankingIndex {
 
     // MARK: Full order
 
-    /// Ranks every place from `walker`; read the result in ``order`` and ``rankedDistances``.
+    /// Ranks every place from `walker`; read the result in ``order`` and ``distance(atRank:)``.
     public mutating func rankAll(from walker: Coordinate) {
         let w = Walker(walker, ellipsoid: geodesic.ellipsoid)
         let n = count
         guard n > 0 else { return }
+        lastWalker = w
+        if n <= Self.smallCount { return rankSmall(w) }
         if n >= max(2, parallelFrom) && threads > 1 { return rankAllParallel(w, threads: min(threads, 64, n)) }
         var maxMM: UInt64 = 0
         let karney = geodesic
@@ -237,10 +314,12 @@ public struct RankingIndex {
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
                     indexOfTie.withUnsafeBufferPointer { back in
-                        distanceByTie.withUnsafeMutableBufferPointer { ds in
-                            keys.withUnsafeMutableBufferPointer { ks in
-                                maxMM = Self.rankSlice(w, 0..<n, xs.baseAddress, ys.baseAddress, zs.baseAddress, back.baseAddress,
-                                                       ds.baseAddress, ks.baseAddress, karney, places)
+                        keys.withUnsafeMutableBufferPointer { ks in
+                            counts.withUnsafeMutableBufferPointer { c in
+                                guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
+                                      let ks = ks.baseAddress, let c = c.baseAddress else { return }
+                                for v in 0..<(2 * Self.buckets) { c[v] = 0 }
+                                maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, karney, places, counts: c)
                             }
                         }
                     }
@@ -249,12 +328,9 @@ public struct RankingIndex {
         }
         if maxMM >= 1 << 31 {
             sortBeyondKeyRange()
-        } else if n <= 256 && hasOrder {
-            insertionSortFromPreviousOrder()
         } else {
             radixSort(maxMillimetres: maxMM)
         }
-        hasOrder = true
     }
 
     /// The full order on several threads: each takes a contiguous slice of the
@@ -277,31 +353,30 @@ public struct RankingIndex {
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
                     indexOfTie.withUnsafeBufferPointer { back in
-                        distanceByTie.withUnsafeMutableBufferPointer { ds in
-                            keys.withUnsafeMutableBufferPointer { ks in
-                                threadCounts.withUnsafeMutableBufferPointer { tc in
-                                    threadMax.withUnsafeMutableBufferPointer { tm in
-                                        let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back)
-                                        let pd = Address(ds), pk = Address(ks), pc = Address(tc), pm = Address(tm)
-                                        DispatchQueue.concurrentPerform(iterations: threads) { t in
-                                            let lo = t * slice, hi = min(n, lo + slice)
-                                            let xs = px.pointer, ys = py.pointer, zs = pz.pointer, back = pb.pointer
-                                            let ds = pd.pointer, ks = pk.pointer, c = pc.pointer + t * Self.buckets
-                                            for v in 0..<Self.buckets { c[v] = 0 }
-                                            let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, xs, ys, zs, back, ds, ks, karney, places) : 0
-                                            for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] += 1 }
-                                            pm.pointer[t] = localMax
-                                        }
-                                        var maxMM: UInt64 = 0
-                                        for t in 0..<threads { maxMM = max(maxMM, tm[t]) }
-                                        guard maxMM < 1 << 31 else { return }
-                                        var m = maxMM
-                                        while m > 0 {
-                                            digits += 1
-                                            m >>= UInt64(Self.digitBits)
-                                        }
-                                        digits = max(1, digits)
+                        keys.withUnsafeMutableBufferPointer { ks in
+                            threadCounts.withUnsafeMutableBufferPointer { tc in
+                                threadMax.withUnsafeMutableBufferPointer { tm in
+                                    let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back)
+                                    let pk = Address(ks), pc = Address(tc), pm = Address(tm)
+                                    DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                        let lo = t * slice, hi = min(n, lo + slice)
+                                        let xs = px.pointer, ys = py.pointer, zs = pz.pointer, back = pb.pointer
+                                        let ks = pk.pointer, c = pc.pointer + t * Self.buckets
+                                        for v in 0..<Self.buckets { c[v] = 0 }
+                                        let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, UnsafePointer(xs), UnsafePointer(ys), UnsafePointer(zs),
+                                                                                UnsafePointer(back), ks, karney, places) : 0
+                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] += 1 }
+                                        pm.pointer[t] = localMax
                                     }
+                                    var maxMM: UInt64 = 0
+                                    for t in 0..<threads { maxMM = max(maxMM, tm[t]) }
+                                    guard maxMM < 1 << 31 else { return }
+                                    var m = maxMM
+                                    while m > 0 {
+                                        digits += 1
+                                        m >>= UInt64(Self.digitBits)
+                                    }
+                                    digits = max(1, digits)
                                 }
                             }
                         }
@@ -309,16 +384,11 @@ public struct RankingIndex {
                 }
             }
         }
-        guard digits > 0 else {
-            sortBeyondKeyRange()
-            hasOrder = true
-            return
-        }
+        guard digits > 0 else { return sortBeyondKeyRange() }
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
                 threadCounts.withUnsafeMutableBufferPointer { tc in
                     order.withUnsafeMutableBufferPointer { o in
-                        indexOfTie.withUnsafeBufferPointer { back in
                             var src = Address(a), dst = Address(b)
                             let pc = Address(tc)
                             for d in 0..<digits {
@@ -354,14 +424,73 @@ public struct RankingIndex {
                                 }
                                 swap(&src, &dst)
                             }
-                            let sorted = src, keysAt = Address(a), orderAt = Address(o), tieAt = Address(back)
+                            let sorted = src, orderAt = Address(o)
                             DispatchQueue.concurrentPerform(iterations: threads) { t in
                                 let lo = t * slice, hi = min(n, lo + slice)
-                                let s = sorted.pointer, ks = keysAt.pointer, o = orderAt.pointer, back = tieAt.pointer
-                                for r in lo..<max(lo, hi) {
-                                    let k = s[r]
-                                    if s != ks { ks[r] = k }
-                                    o[r] = back[Int(k & 0xFFFF_FFFF)]
+                                let s = sorted.pointer, o = orderAt.pointer
+                                for r in lo..<max(lo, hi) { o[r] = UInt32(truncatingIfNeeded: s[r]) }
+                            }
+                    }
+                }
+            }
+        }
+    }
+
+    /// How many digits the radix sort needs for millimetres up to `maxMM` (at least one).
+    static func digits(_ maxMM: UInt64) -> Int {
+        max(1, (64 - maxMM.leadingZeroBitCount + digitBits - 1) / digitBits)
+    }
+
+    /// Places beyond 2000 km (millimetres past 31 bits, which the packed key
+    /// cannot hold): a comparison sort on (millimetres, tie rank).
+    private mutating func sortBeyondKeyRange() {
+        guard let w = lastWalker else { return }
+        let mm = (0..<count).map { t in
+            Self.rankingDistance(w, x[t], y[t], z[t], geodesic, coordinates, Int(indexOfTie[t])).millimetres
+        }
+        let sorted = (0..<count).sorted { a, b in mm[a] != mm[b] ? mm[a] < mm[b] : a < b }
+        for (r, t) in sorted.enumerated() { order[r] = indexOfTie[t] }
+    }
+
+    /// Small sets (up to ``smallCount``, one block): the distances (kept for
+    /// ``distance(atRank:)``) and keys as for large sets, then the keys in the
+    /// previous order, which is nearly sorted, through insertion sort.
+    private mutating func rankSmall(_ w: Walker) {
+        let n = count
+        var maxMM: UInt64 = 0
+        let karney = geodesic
+        let places = coordinates
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeBufferPointer { zs in
+                    indexOfTie.withUnsafeBufferPointer { back in
+                        tieRank.withUnsafeBufferPointer { ties in
+                            keys.withUnsafeMutableBufferPointer { ks in
+                                smallDistances.withUnsafeMutableBufferPointer { ds in
+                                    scratch.withUnsafeMutableBufferPointer { s in
+                                        order.withUnsafeMutableBufferPointer { o in
+                                            guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
+                                                  let ks = ks.baseAddress, let ds = ds.baseAddress else { return }
+                                            // One block: the block's distances are the distances by tie position.
+                                            maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, karney, places, ds)
+                                            guard maxMM < 1 << 31 else { return }
+                                            // Millimetres above the tie position: the input is in the previous order, not in tie order.
+                                            for r in 0..<n {
+                                                let t = ties[Int(o[r])]
+                                                s[r] = ks[Int(t)] & 0xFFFF_FFFF_0000_0000 | UInt64(t)
+                                            }
+                                            for r in 1..<n {
+                                                let k = s[r]
+                                                var j = r - 1
+                                                while j >= 0 && s[j] > k {
+                                                    s[j + 1] = s[j]
+                                                    j -= 1
+                                                }
+                                                s[j + 1] = k
+                                            }
+                                            for r in 0..<n { o[r] = back[Int(truncatingIfNeeded: s[r] & 0xFFFF_FFFF)] }
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -369,96 +498,49 @@ public struct RankingIndex {
                 }
             }
         }
-        hasOrder = true
-    }
-
-    /// Places beyond 2000 km (millimetres past 31 bits, which the packed key
-    /// cannot hold): a comparison sort on (millimetres, tie rank).
-    private mutating func sortBeyondKeyRange() {
-        let mm = distanceByTie.map { UInt64($0 * 1000 + 0.5) }
-        let sorted = (0..<count).sorted { a, b in mm[a] != mm[b] ? mm[a] < mm[b] : a < b }
-        for (r, t) in sorted.enumerated() { keys[r] = min(mm[t], 0xFFFF_FFFF) << 32 | UInt64(t) }
-        writeOrder()
-    }
-
-    /// Small sets: the previous order is nearly sorted, so insertion sort is close to linear.
-    private mutating func insertionSortFromPreviousOrder() {
-        let n = count
-        keys.withUnsafeMutableBufferPointer { ks in
-            scratch.withUnsafeMutableBufferPointer { s in
-                order.withUnsafeMutableBufferPointer { o in
-                    tieRank.withUnsafeBufferPointer { ties in
-                        for r in 0..<n { s[r] = ks[Int(ties[Int(o[r])])] }
-                        for r in 1..<n {
-                            let k = s[r]
-                            var j = r - 1
-                            while j >= 0 && s[j] > k {
-                                s[j + 1] = s[j]
-                                j -= 1
-                            }
-                            s[j + 1] = k
-                        }
-                        for r in 0..<n { ks[r] = s[r] }
-                    }
-                }
-            }
-        }
-        writeOrder()
+        if maxMM >= 1 << 31 { sortBeyondKeyRange() }
     }
 
     /// Stable LSD radix sort on 12-bit digits of the millimetres. The keys start
-    /// in tie order, so equal millimetres stay in name-then-id order.
+    /// in tie order, so equal millimetres stay in name-then-id order; their
+    /// low halves, the place indices, are then the order.
     private mutating func radixSort(maxMillimetres: UInt64) {
         let n = count
-        var digits = 0
-        var m = maxMillimetres
-        while m > 0 {
-            digits += 1
-            m >>= UInt64(Self.digitBits)
-        }
-        digits = max(1, digits)
+        let digits = Self.digits(maxMillimetres)
+        let width = UInt64(Self.digitBits)
+        let buckets = Self.buckets, mask = Self.digitMask
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
-                counts.withUnsafeMutableBufferPointer { c in
-                    for i in 0..<(Self.buckets * digits) { c[i] = 0 }
-                    for i in 0..<n {
-                        let mm = a[i] >> 32
-                        for d in 0..<digits { c[d * Self.buckets + Int((mm >> UInt64(Self.digitBits * d)) & Self.digitMask)] += 1 }
-                    }
-                    var src = a, dst = b
-                    for d in 0..<digits {
-                        var total = 0
-                        let base = d * Self.buckets
-                        for v in 0..<Self.buckets {
-                            let t = c[base + v]
-                            c[base + v] = total
-                            total += t
+                order.withUnsafeMutableBufferPointer { o in
+                    counts.withUnsafeMutableBufferPointer { c in
+                        if digits > 2 {
+                            // Past 16.7 km: the first two digits' counts from the distances are recounted with the third.
+                            for i in 0..<(buckets * digits) { c[i] = 0 }
+                            for i in 0..<n {
+                                let mm = a[i] >> 32
+                                for d in 0..<digits { c[d &* buckets &+ Int((mm >> (width &* UInt64(d))) & mask)] &+= 1 }
+                            }
                         }
-                        let shift = UInt64(32 + Self.digitBits * d)
-                        for i in 0..<n {
-                            let k = src[i]
-                            let slot = base + Int((k >> shift) & Self.digitMask)
-                            dst[c[slot]] = k
-                            c[slot] += 1
+                        var src = a, dst = b
+                        for d in 0..<digits {
+                            var total = 0
+                            let base = d * buckets
+                            for v in 0..<buckets {
+                                let t = c[base + v]
+                                c[base + v] = total
+                                total += t
+                            }
+                            let shift = 32 + width * UInt64(d)
+                            for i in 0..<n {
+                                let k = src[i]
+                                let slot = base &+ Int((k >> shift) & mask)
+                                dst[c[slot]] = k
+                                c[slot] &+= 1
+                            }
+                            swap(&src, &dst)
                         }
-                        swap(&src, &dst)
+                        for r in 0..<n { o[r] = UInt32(truncatingIfNeeded: src[r]) }
                     }
-                    if src.baseAddress != a.baseAddress {
-                        for i in 0..<n { a[i] = src[i] }
-                    }
-                }
-            }
-        }
-        writeOrder()
-    }
-
-    /// Sorted keys to place indices.
-    private mutating func writeOrder() {
-        let n = count
-        keys.withUnsafeBufferPointer { ks in
-            order.withUnsafeMutableBufferPointer { o in
-                indexOfTie.withUnsafeBufferPointer { back in
-                    for r in 0..<n { o[r] = back[Int(ks[r] & 0xFFFF_FFFF)] }
                 }
             }
         }

@@ -66,6 +66,35 @@ struct RankingIndexTests {
         }
     }
 
+    @Test("places within 20 nm of a half millimetre are ranked as Karney's distance rounds (a tie with the whole millimetre beside them, or not): the small path, the radix path and two threads",
+          arguments: [(120, 1), (2_000, 1), (2_000, 2)])
+    func halfMillimetres(n: Int, threads: Int) throws {
+        let walker = try Coordinate(latitude: 53.4055, longitude: -2.966)
+        var rng = SplitMix64(seed: UInt64(n + threads))
+        var coordinates: [Coordinate] = []
+        var names: [String] = []
+        for i in stride(from: 0, to: n, by: 2) {
+            // A pair: one place a half millimetre (give or take 20 nm, about the series' own error) short of a
+            // whole millimetre k, one on k. Only the exact rounding ties the first with the second (and then
+            // their names put the second first); rounding the series' distance instead often puts the first ahead.
+            let k = Double(Int(rng.uniform(50_000, 9_000_000)))
+            for (mm, name) in [(k - 0.5 + rng.uniform(-2e-5, 2e-5), "B\(i)"), (k, "A\(i + 1)")] {
+                coordinates.append(Geodesic.wgs84.direct(from: walker, azimuth: rng.uniform(0, 360), distance: mm / 1000).coordinate)
+                names.append(name)
+            }
+        }
+        let p = (coordinates: coordinates, names: names, ids: (0..<n).map { "id\($0)" })
+        var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        index.threads = threads
+        index.parallelFrom = 1_000
+        index.rankAll(from: walker)
+        #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker))
+        for r in 0..<n {
+            let exact = Geodesic.wgs84.distance(walker, p.coordinates[Int(index.order[r])])
+            #expect(abs(index.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance(atDistance: exact))
+        }
+    }
+
     @Test("places around the world (beyond 2000 km: Karney's method and a comparison sort), on one thread and on two")
     func worldwide() throws {
         var rng = SplitMix64(seed: 9)
