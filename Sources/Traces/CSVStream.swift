@@ -1,3 +1,4 @@
+import Foundation
 import Geodesy
 
 /// Which CSV column holds what. Found from the header with the usual
@@ -46,6 +47,25 @@ struct CSVColumns {
     var latitude = -1, longitude = -1, time = -1, elevation = -1, accuracy = -1, speed = -1, course = -1
     var verticalAccuracy = -1, name = -1
 
+    /// The optional numeric columns a row may hold.
+    enum Measure {
+        case elevation, accuracy, verticalAccuracy, speed, course
+
+        /// How a bad value is named in a rejection.
+        var label: String {
+            switch self {
+            case .elevation: "elevation"
+            case .accuracy: "accuracy"
+            case .verticalAccuracy: "vertical accuracy"
+            case .speed: "speed"
+            case .course: "course"
+            }
+        }
+    }
+
+    /// The numeric columns the header has, in the order a row's values are checked.
+    private(set) var measures: [(index: Int, measure: Measure)] = []
+
     init(header: [String], mapping: CSVColumnMapping, file: String) throws(TraceError) {
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         func index(_ explicit: String?, _ aliases: [String], _ what: String) throws(TraceError) -> Int {
@@ -68,6 +88,8 @@ struct CSVColumns {
         course = try index(mapping.course, a[6], "course")
         verticalAccuracy = try index(mapping.verticalAccuracy, a[7], "vertical accuracy")
         name = try index(mapping.name, a[8], "name")
+        measures = [(elevation, .elevation), (accuracy, .accuracy), (verticalAccuracy, .verticalAccuracy), (speed, .speed), (course, .course)]
+            .filter { $0.index >= 0 }
         guard latitude >= 0, longitude >= 0 else {
             throw TraceError(.malformed, file: file, line: 1, column: 1,
                              reason: "the header names no \(latitude < 0 ? "latitude" : "longitude") column (looked for \(latitude < 0 ? "lat, latitude" : "lon, lng, long, longitude")): \(header.joined(separator: ","))")
@@ -86,6 +108,8 @@ public struct CSVStream: TraceEventStream {
     private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
+    /// `lastTime` formatted, kept while rows before it are rejected one after another.
+    private var lastTimeText: (time: Double, text: String)?
     private var started = false
     private var sawZoneless = false
     private var finished = false
@@ -127,7 +151,9 @@ public struct CSVStream: TraceEventStream {
                 if fix.timeWasZoneless { sawZoneless = true }
                 if checksOrder, let t = fix.time {
                     if let last = lastTime, t < last {
-                        return .rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous row's \(ISO8601Time.format(last))"))
+                        if lastTimeText?.time.bitPattern != last.bitPattern { lastTimeText = (last, ISO8601Time.format(last)) }
+                        let lastText = lastTimeText?.text ?? ISO8601Time.format(last)
+                        return .rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous row's \(lastText)"))
                     }
                     lastTime = t
                 }
@@ -167,17 +193,16 @@ public struct CSVStream: TraceEventStream {
             }
         }
         fix.name = record.string(columns.name).flatMap { $0.isEmpty ? nil : $0 }
-        for (index, name) in [(columns.elevation, "elevation"), (columns.accuracy, "accuracy"), (columns.verticalAccuracy, "vertical accuracy"),
-                              (columns.speed, "speed"), (columns.course, "course")] where index >= 0 {
+        for (index, measure) in columns.measures {
             guard let bytes = record.field(index) else { continue }
-            guard let v = parseNumber(bytes), v.isFinite else { return reject("\(name) \"\(text(bytes))\" is not a number") }
-            switch name {
-            case "elevation": fix.elevation = v
+            guard let v = parseNumber(bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
+            switch measure {
+            case .elevation: fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
-            case "accuracy": fix.horizontalAccuracy = v > 0 ? v : nil
-            case "vertical accuracy": fix.verticalAccuracy = v
-            case "speed": fix.speed = v
-            default: fix.course = v
+            case .accuracy: fix.horizontalAccuracy = v > 0 ? v : nil
+            case .verticalAccuracy: fix.verticalAccuracy = v
+            case .speed: fix.speed = v
+            case .course: fix.course = v
             }
         }
         return .success(fix)
@@ -254,7 +279,7 @@ struct CSVRecordReader {
         guard buffer.count - pos < Self.maxRecordBytes else {
             throw TraceError(.malformed, file: source.path, line: line, column: 1, reason: "a CSV record longer than \(Self.maxRecordBytes >> 20) MiB")
         }
-        guard let chunk = try source.nextChunk() else {
+        guard try source.appendChunk(to: &buffer) else {
             exhausted = true
             return false
         }
@@ -262,7 +287,6 @@ struct CSVRecordReader {
             buffer.removeSubrange(0..<pos)
             pos = 0
         }
-        buffer.append(contentsOf: chunk)
         return true
     }
 
@@ -300,9 +324,10 @@ struct CSVRecordReader {
 
     /// Parses one record starting at `pos` from the buffer.
     private func parse(into record: inout CSVRecord, atEnd: Bool = false) -> Outcome {
-        record.bytes.removeAll(keepingCapacity: true)
-        record.ranges.removeAll(keepingCapacity: true)
+        if !record.bytes.isEmpty { record.bytes.removeAll(keepingCapacity: true) }
+        if !record.ranges.isEmpty { record.ranges.removeAll(keepingCapacity: true) }
         let delimiter = self.delimiter
+        if let outcome = parseUnquotedLine(into: &record) { return outcome }
         return buffer.withUnsafeBufferPointer { b in
             var i = pos
             var newlines = 0
@@ -356,6 +381,30 @@ struct CSVRecordReader {
             if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
             record.ranges.append(fieldStart..<end)
             return .complete(next: b.count, newlines: 0)
+        }
+    }
+
+    /// The common case at once: a whole line in the buffer with no quote in it. The
+    /// line is copied as it stands and its fields are the runs between delimiters
+    /// (what the general parser makes of such a line: it leaves the delimiters out
+    /// of `bytes`, which the ranges skip here). Nil for anything else.
+    private func parseUnquotedLine(into record: inout CSVRecord) -> Outcome? {
+        let delimiter = self.delimiter
+        return buffer.withUnsafeBufferPointer { b -> Outcome? in
+            guard let base = b.baseAddress, pos < b.count, let hit = memchr(base + pos, 0x0A, b.count - pos) else { return nil }
+            let newline = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            guard memchr(base + pos, Int32(UInt8(ascii: "\"")), newline - pos) == nil else { return nil }
+            let line = UnsafeBufferPointer(rebasing: b[pos..<newline])
+            record.bytes.append(contentsOf: line)
+            var fieldStart = 0
+            for (i, c) in line.enumerated() where c == delimiter {
+                record.ranges.append(fieldStart..<i)
+                fieldStart = i + 1
+            }
+            var end = line.count
+            if end > fieldStart, line[end - 1] == 0x0D { end -= 1 }
+            record.ranges.append(fieldStart..<end)
+            return .complete(next: newline + 1, newlines: 1)
         }
     }
 

@@ -44,6 +44,21 @@ public enum ISO8601Time {
         var start = 0, end = b.count
         while start < end, isSpace(b[start]) { start += 1 }
         while end > start, isSpace(b[end - 1]) { end -= 1 }
+        return parseUTC(b, from: start, to: end) ?? parseAnyLayout(b, from: start, to: end)
+    }
+
+    /// What `parse` gives without its fast path (for the tests that hold the two to the same results).
+    static func parseWithoutFastPath(_ bytes: [UInt8]) -> Parsed? {
+        bytes.withUnsafeBufferPointer { b in
+            var start = 0, end = b.count
+            while start < end, isSpace(b[start]) { start += 1 }
+            while end > start, isSpace(b[end - 1]) { end -= 1 }
+            return parseAnyLayout(b, from: start, to: end)
+        }
+    }
+
+    /// Every layout `parse` reads, field by field.
+    private static func parseAnyLayout(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Parsed? {
         var cursor = Cursor(b: b, i: start, end: end)
         func digits(_ n: Int) -> Int? { cursor.digits(n) }
         func take(_ c: UInt8) -> Bool { cursor.take(c) }
@@ -109,6 +124,55 @@ public enum ISO8601Time {
         return Parsed(seconds: seconds, zoneless: zoneless)
     }
 
+    /// The layout trace files write most, `YYYY-MM-DDThh:mm:ss[.fff…]Z`, read at
+    /// fixed offsets; nil for anything else, which the general parser then reads.
+    /// Checks and arithmetic are the general parser's, so the result is the same.
+    private static func parseUTC(_ b: UnsafeBufferPointer<UInt8>, from s: Int, to end: Int) -> Parsed? {
+        guard end - s >= 20 else { return nil }
+        @inline(__always) func digit(_ k: Int) -> Int? {
+            let d = b[s + k] &- 0x30
+            return d <= 9 ? Int(d) : nil
+        }
+        @inline(__always) func pair(_ k: Int) -> Int? {
+            guard let high = digit(k), let low = digit(k + 1) else { return nil }
+            return high * 10 + low
+        }
+        let separator = b[s + 10]
+        guard b[s + 4] == UInt8(ascii: "-"), b[s + 7] == UInt8(ascii: "-"),
+              separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " "),
+              b[s + 13] == UInt8(ascii: ":"), b[s + 16] == UInt8(ascii: ":"),
+              b[end - 1] == UInt8(ascii: "Z") || b[end - 1] == UInt8(ascii: "z"),
+              let century = pair(0), let yy = pair(2), let month = pair(5), let day = pair(8),
+              let hour = pair(11), let minute = pair(14), let second = pair(17) else { return nil }
+        let year = century * 100 + yy
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
+        guard hour <= 24, minute <= 59, second < 61 else { return nil }
+        if hour == 24 && (minute != 0 || second != 0) { return nil }
+        var fraction = 0.0
+        var i = s + 19
+        if i < end - 1 {
+            guard b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
+            // As the general parser: kept to the microsecond.
+            var micros = 0.0
+            var scale = 100_000.0
+            var count = 0
+            while i < end - 1 {
+                let d = b[i] &- 0x30
+                guard d <= 9 else { return nil }
+                micros += Double(d) * scale
+                scale /= 10
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            fraction = micros.rounded() / 1_000_000
+        }
+        let days = daysFromCivil(year, month, day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60) + Double(second) + fraction
+        return Parsed(seconds: seconds, zoneless: false)
+    }
+
     public static func parse(_ string: String) -> Parsed? { parse(Array(string.utf8)) }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
@@ -131,8 +195,66 @@ public enum ISO8601Time {
 
     /// `YYYY-MM-DDThh:mm:ss[.ffffff]Z`: microseconds, trailing zeros dropped,
     /// so that parsing the text gives back the same number for times read from files.
+    /// (Each field is zero-padded to its width as `String(v)` would be: a year
+    /// before 0 keeps its sign after the padding, as it always has.)
     public static func format(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 1e13 else { return "invalid" }
+        guard let (y, m, d, rest, micros) = fields(seconds) else { return "invalid" }
+        // At most 8 characters of year (|seconds| < 1e13 keeps it within ±320 000), 15 of
+        // the rest, 7 of fraction and the Z.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { out in
+            var n = 0
+            func put(_ c: UInt8) {
+                out[n] = c
+                n += 1
+            }
+            func pad(_ v: Int, _ width: Int) {
+                var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+                var count = 0
+                var magnitude = v.magnitude
+                withUnsafeMutableBytes(of: &digits) { buffer in
+                    repeat {
+                        buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                        magnitude /= 10
+                        count += 1
+                    } while magnitude > 0 && count < 8
+                }
+                let length = count + (v < 0 ? 1 : 0)
+                for _ in 0..<max(0, width - length) { put(UInt8(ascii: "0")) }
+                if v < 0 { put(UInt8(ascii: "-")) }
+                withUnsafeBytes(of: digits) { buffer in
+                    for k in stride(from: count - 1, through: 0, by: -1) { put(buffer[k]) }
+                }
+            }
+            pad(y, 4)
+            put(UInt8(ascii: "-"))
+            pad(m, 2)
+            put(UInt8(ascii: "-"))
+            pad(d, 2)
+            put(UInt8(ascii: "T"))
+            pad(rest / 3600, 2)
+            put(UInt8(ascii: ":"))
+            pad((rest / 60) % 60, 2)
+            put(UInt8(ascii: ":"))
+            pad(rest % 60, 2)
+            if micros > 0 {
+                put(UInt8(ascii: "."))
+                var fraction = micros
+                var width = 6
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    width -= 1
+                }
+                pad(fraction, width)
+            }
+            put(UInt8(ascii: "Z"))
+            return String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+        }
+    }
+
+    /// What `format` writes of `seconds`: the date, the second of the day and the
+    /// microseconds (rounded); nil when not finite or not within ±10^13 s.
+    static func fields(_ seconds: Double) -> (year: Int, month: Int, day: Int, secondOfDay: Int, micros: Int)? {
+        guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
         let whole = seconds.rounded(.down)
         var micros = Int(((seconds - whole) * 1_000_000).rounded())
         var total = Int(whole)
@@ -147,17 +269,7 @@ public enum ISO8601Time {
             days -= 1
         }
         let (y, m, d) = civilFromDays(days)
-        func pad(_ v: Int, _ n: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, n - t.count)) + t
-        }
-        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rest / 3600, 2)):\(pad((rest / 60) % 60, 2)):\(pad(rest % 60, 2))"
-        if micros > 0 {
-            var fraction = pad(micros, 6)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
-        }
-        return text + "Z"
+        return (y, m, d, rest, micros)
     }
 
     static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
@@ -176,11 +288,17 @@ public enum ISO8601Time {
 
 /// A decimal number from bytes (surrounding whitespace allowed); nil when
 /// the text is not plain decimal notation: no "nan", "inf" or hexadecimal.
-/// Typical coordinates take the exact fast path (at most 19 significant
-/// digits and a power of ten within 10^±22: one correctly rounded operation);
-/// anything else goes to the standard library's correctly rounded parser.
-func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8, C.Index == Int {
-    var start = bytes.startIndex, end = bytes.endIndex
+/// Typical coordinates take the exact fast path (at most 15 significant
+/// digits and a power of ten within 10^±22: one correctly rounded operation on
+/// exact operands, Clinger's fast path); anything else goes to the standard
+/// library's correctly rounded parser, so every result is what `Double(String)` gives.
+func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+    if let parsed = bytes.withContiguousStorageIfAvailable({ parseNumber(buffer: $0) }) { return parsed }
+    return Array(bytes).withUnsafeBufferPointer { parseNumber(buffer: $0) }
+}
+
+func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    var start = 0, end = bytes.count
     while start < end, isSpace(bytes[start]) { start += 1 }
     while end > start, isSpace(bytes[end - 1]) { end -= 1 }
     guard start < end else { return nil }
@@ -199,7 +317,7 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8,
             digits += 1
             if significant > 0 || c != 0x30 {
                 significant += 1
-                if significant <= 19 { mantissa = mantissa * 10 + UInt64(c - 0x30) } else if !sawPoint { scale += 1 }
+                if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(c &- 0x30) } else if !sawPoint { scale += 1 }
             }
             if sawPoint && significant <= 19 { scale -= 1 }
         } else if c == UInt8(ascii: ".") && !sawPoint {
@@ -228,15 +346,45 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8,
         guard expDigits > 0, i == end else { return nil }
         scale += expNegative ? -exponent : exponent
     }
-    if significant <= 15 && abs(scale) <= 22 {
+    if significant <= 15 && scale >= -22 && scale <= 22 {
+        // Both operands are exact (the mantissa is below 2^53, 10^22 below 2^53 * 2^22
+        // with its trailing zeros), so the one operation rounds correctly.
         var value = Double(mantissa)
-        value = scale < 0 ? value / powersOfTen[-scale] : value * powersOfTen[scale]
+        value = scale < 0 ? value / exactPowerOfTen(-scale) : value * exactPowerOfTen(scale)
         return negative ? -value : value
     }
-    return Double(String(decoding: bytes[start..<end], as: UTF8.self))
+    return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
 }
 
-private let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+/// 10^n for n in 0...22, every one exactly representable.
+@inline(__always)
+private func exactPowerOfTen(_ n: Int) -> Double {
+    switch n {
+    case 0: 1e0
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    default: 1e22
+    }
+}
 
 @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small streaming XML tokenizer for trace files.
 ///
 /// Why not Foundation's `XMLParser`: this scanner reads GPX several times
@@ -5,6 +7,11 @@
 /// callback), streams in bounded memory, reports exact line and column, and
 /// has no DTD machinery at all: entity declarations are refused outright, so
 /// external entities are never read and entity expansion cannot explode.
+///
+/// It allocates nothing per token: names and attribute values stay where
+/// they are in the read buffer (values holding entities are decoded aside),
+/// open elements' names are kept one after another in one array, and the
+/// scans for `<`, `&`, quotes and line breaks are `memchr` calls.
 ///
 /// It checks well-formedness as far as a trace needs: matching tags, quoted
 /// attributes, known entities, one root element, nothing after it but
@@ -29,18 +36,37 @@ package struct XMLScanner {
     package private(set) var line = 1
     package private(set) var column = 1
 
+    /// Where the current element's local name is in `stackBytes` (see there).
+    private var nameRange = 0..<0
     /// The current element's local name (prefix removed) after `.start`/`.end`.
-    package private(set) var name: String = ""
+    package var name: String { String(decoding: stackBytes[nameRange], as: UTF8.self) }
+
+    /// Calls `body` with the bytes of the current element's local name.
+    func withName<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        stackBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[nameRange])) }
+    }
     /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
     package private(set) var selfClosing = false
-    /// The current start tag's attributes: local names and ranges of their
-    /// decoded values in `attributeBytes` (valid until the next token).
-    private(set) var attributes: [(name: String, range: Range<Int>)] = []
-    private(set) var attributeBytes: [UInt8] = []
+
+    /// One attribute of the current start tag: its local name in `buffer`, and
+    /// its value in `buffer` as written or, when it holds entities, decoded in
+    /// `attributeBytes` (valid until the next token).
+    private struct Attribute {
+        var name: Range<Int>
+        var value: Range<Int>
+        var decoded: Bool
+    }
+    private var attributes: [Attribute] = []
+    private var attributeBytes: [UInt8] = []
     /// Character data since the last tag (entities decoded, CDATA included).
     private(set) var text: [UInt8] = []
 
-    private var stack: [[UInt8]] = []
+    /// The open elements' qualified names one after another, and where each ends in
+    /// `stackBytes`. Bytes past the innermost one are not cleared: a start tag's name is
+    /// written there before it is pushed, and a closed element's name stays there until
+    /// the next start tag, so that `name` can point at either without a copy.
+    private var stackBytes: [UInt8] = []
+    private var stackEnds: [Int] = []
     private var pendingEnd = false
     private var sawRoot = false
     private var finished = false
@@ -63,29 +89,53 @@ package struct XMLScanner {
         guard buffer.count - keep < Self.maxTokenBytes else {
             throw error("a single XML token longer than \(Self.maxTokenBytes >> 20) MiB", at: keep)
         }
-        guard let chunk = try source.nextChunk() else { return false }
+        // The chunk is appended before the consumed bytes are dropped: at the end of the
+        // file nothing moves, so the callers' indices stay valid.
+        guard try source.appendChunk(to: &buffer) else { return false }
         if keep > 0 {
             advanceLines(to: base + keep)
             buffer.removeSubrange(0..<keep)
             base += keep
             pos -= keep
         }
-        buffer.append(contentsOf: chunk)
         return true
     }
 
     private mutating func advanceLines(to absolute: Int) {
         guard absolute > countedTo else { return }
-        var i = countedTo - base
         let end = absolute - base
-        while i < end {
-            if buffer[i] == 0x0A {
-                lineNumber += 1
-                lineStart = base + i + 1
-            }
-            i += 1
+        var i = countedTo - base
+        var lines = 0
+        var lastBreak = -1
+        while let hit = Self.firstIndex(of: 0x0A, in: buffer, from: i, to: end) {
+            lines += 1
+            lastBreak = hit
+            i = hit + 1
+        }
+        if lines > 0 {
+            lineNumber += lines
+            lineStart = base + lastBreak + 1
         }
         countedTo = absolute
+    }
+
+    /// Replaces `target`'s contents with `source[range]`, copying from the buffer
+    /// directly (no slice of it is made, so it is not retained and released).
+    @inline(__always)
+    private static func copy(_ range: Range<Int>, of source: [UInt8], to target: inout [UInt8], appending: Bool = false) {
+        if !appending && !target.isEmpty { target.removeAll(keepingCapacity: true) }
+        guard !range.isEmpty else { return }
+        source.withUnsafeBufferPointer { target.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Index of the first `byte` in `bytes[from..<to]` (memchr), or nil.
+    @inline(__always)
+    private static func firstIndex(of byte: UInt8, in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        guard from < to else { return nil }
+        return bytes.withUnsafeBufferPointer { b -> Int? in
+            guard let start = b.baseAddress, let hit = memchr(start + from, Int32(byte), to - from) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(start)
+        }
     }
 
     private mutating func mark(_ index: Int) {
@@ -105,7 +155,7 @@ package struct XMLScanner {
         var i = from
         var keepIndex = keepFrom
         while true {
-            if let hit = buffer[i...].firstIndex(of: byte) { return hit }
+            if let hit = Self.firstIndex(of: byte, in: buffer, from: i, to: buffer.count) { return hit }
             i = buffer.count
             let shift = keepIndex
             guard try fill(keepFrom: keepIndex) else { return nil }
@@ -170,11 +220,11 @@ package struct XMLScanner {
         if pendingEnd {
             pendingEnd = false
             selfClosing = false
-            text.removeAll(keepingCapacity: true)
-            _ = stack.popLast()
+            if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+            popElement()
             return .end
         }
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         while true {
             guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
                 try appendText(upTo: buffer.count)
@@ -202,8 +252,8 @@ package struct XMLScanner {
     }
 
     private mutating func endOfInput() throws(TraceError) -> Token {
-        if !stack.isEmpty {
-            throw error("the file ends before </\(String(decoding: stack.last ?? [], as: UTF8.self))> (truncated XML?)")
+        if !stackEnds.isEmpty {
+            throw error("the file ends before </\(String(decoding: stackBytes[openElement], as: UTF8.self))> (truncated XML?)")
         }
         if !sawRoot { throw error("no XML element in the file (not XML?)") }
         return .endOfDocument
@@ -211,7 +261,7 @@ package struct XMLScanner {
 
     private mutating func appendText(upTo end: Int) throws(TraceError) {
         guard pos < end else { return }
-        if stack.isEmpty {
+        if stackEnds.isEmpty {
             for i in pos..<end where !(buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) {
                 throw error(sawRoot ? "text after the end of the root element" : "text before the root element (not XML?)", at: i)
             }
@@ -225,8 +275,8 @@ package struct XMLScanner {
         var i = range.lowerBound
         let end = range.upperBound
         while i < end {
-            let amp = buffer[i..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
-            if intoText { text.append(contentsOf: buffer[i..<amp]) } else { attributeBytes.append(contentsOf: buffer[i..<amp]) }
+            let amp = Self.firstIndex(of: UInt8(ascii: "&"), in: buffer, from: i, to: end) ?? end
+            if intoText { Self.copy(i..<amp, of: buffer, to: &text, appending: true) } else { Self.copy(i..<amp, of: buffer, to: &attributeBytes, appending: true) }
             i = amp
             if i < end {
                 let decoded = try entity(at: i, end: end)
@@ -269,7 +319,7 @@ package struct XMLScanner {
             guard let close = try find(Array("-->".utf8), from: pos + 4, keepFrom: pos) else { throw error("the file ends inside a comment") }
             pos = close + 3
         } else if hasPrefix(Array("<![CDATA[".utf8), at: pos) {
-            guard !stack.isEmpty else { throw error("CDATA outside the root element") }
+            guard !stackEnds.isEmpty else { throw error("CDATA outside the root element") }
             guard let close = try find(Array("]]>".utf8), from: pos + 9, keepFrom: pos) else { throw error("the file ends inside CDATA") }
             text.append(contentsOf: buffer[(pos + 9)..<close])
             pos = close + 3
@@ -306,16 +356,54 @@ package struct XMLScanner {
         }
     }
 
+    @inline(__always)
     private func isNameByte(_ c: UInt8) -> Bool {
-        !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+        // Letters and most punctuation sort after '>', the last byte that can end a name.
+        if c > UInt8(ascii: ">") { return true }
+        return !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
             || c == UInt8(ascii: "=") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'"))
     }
 
-    private func localName(_ qname: ArraySlice<UInt8>) -> String {
-        if let colon = qname.lastIndex(of: UInt8(ascii: ":")) {
-            return String(decoding: qname[(colon + 1)...], as: UTF8.self)
+    /// The local part of the qualified name at `qname` in the buffer (after its last colon).
+    private func localName(_ qname: Range<Int>) -> Range<Int> {
+        var i = qname.upperBound
+        while i > qname.lowerBound {
+            if buffer[i - 1] == UInt8(ascii: ":") { return i..<qname.upperBound }
+            i -= 1
         }
-        return String(decoding: qname, as: UTF8.self)
+        return qname
+    }
+
+    private func string(_ range: Range<Int>) -> String { String(decoding: buffer[range], as: UTF8.self) }
+
+    /// Where the innermost open element's qualified name is in `stackBytes`.
+    private var openElement: Range<Int> {
+        let end = stackEnds.last ?? 0
+        return (stackEnds.count > 1 ? stackEnds[stackEnds.count - 2] : 0)..<end
+    }
+
+    private mutating func popElement() {
+        if !stackEnds.isEmpty { stackEnds.removeLast() }
+    }
+
+    /// Writes the start tag's qualified name `qname` just past the open elements
+    /// in `stackBytes` and makes its local part the current name.
+    private mutating func stageName(_ qname: Range<Int>) {
+        let start = stackEnds.last ?? 0
+        let end = start + qname.count
+        if stackBytes.count < end { stackBytes.append(contentsOf: repeatElement(0, count: end - stackBytes.count)) }
+        Self.write(qname, of: buffer, to: &stackBytes, at: start)
+        nameRange = (start + localName(qname).lowerBound - qname.lowerBound)..<end
+    }
+
+    @inline(__always)
+    private static func write(_ range: Range<Int>, of source: [UInt8], to target: inout [UInt8], at offset: Int) {
+        source.withUnsafeBufferPointer { s in
+            target.withUnsafeMutableBufferPointer { t in
+                guard let from = s.baseAddress, let to = t.baseAddress else { return }
+                (to + offset).update(from: from + range.lowerBound, count: range.count)
+            }
+        }
     }
 
     private mutating func tagEnd() throws(TraceError) -> Int {
@@ -368,51 +456,68 @@ package struct XMLScanner {
         let nameStart = i
         while i < close && isNameByte(buffer[i]) { i += 1 }
         guard i > nameStart else { throw error("a tag without a name") }
-        let qname = Array(buffer[nameStart..<i])
-        name = localName(qname[...])
-        attributes.removeAll(keepingCapacity: true)
-        attributeBytes.removeAll(keepingCapacity: true)
+        let qname = nameStart..<i
+        stageName(qname)
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
+        if !attributeBytes.isEmpty { attributeBytes.removeAll(keepingCapacity: true) }
         selfClosing = buffer[close - 1] == UInt8(ascii: "/")
         let attributesEnd = selfClosing ? close - 1 : close
         while true {
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
             if i >= attributesEnd { break }
             let an = i
             while i < attributesEnd && isNameByte(buffer[i]) { i += 1 }
             guard i > an else { throw error("malformed attribute in <\(name)>", at: i) }
-            let attributeName = localName(buffer[an..<i])
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
-            guard i < attributesEnd, buffer[i] == UInt8(ascii: "=") else { throw error("attribute \(attributeName) of <\(name)> has no value", at: i) }
+            let attributeName = localName(an..<i)
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
+            guard i < attributesEnd, buffer[i] == UInt8(ascii: "=") else {
+                throw error("attribute \(string(attributeName)) of <\(name)> has no value", at: i)
+            }
             i += 1
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
             guard i < attributesEnd, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else {
-                throw error("attribute \(attributeName) of <\(name)> is not quoted", at: i)
+                throw error("attribute \(string(attributeName)) of <\(name)> is not quoted", at: i)
             }
             let quote = buffer[i]
             i += 1
             let vs = i
-            while i < attributesEnd && buffer[i] != quote { i += 1 }
-            guard i < attributesEnd else { throw error("attribute \(attributeName) of <\(name)> is not closed", at: vs) }
-            let valueStart = attributeBytes.count
-            try decode(vs..<i, intoText: false)
-            attributes.append((attributeName, valueStart..<attributeBytes.count))
+            guard let ve = Self.firstIndex(of: quote, in: buffer, from: vs, to: attributesEnd) else {
+                throw error("attribute \(string(attributeName)) of <\(name)> is not closed", at: vs)
+            }
+            i = ve
+            if Self.firstIndex(of: UInt8(ascii: "&"), in: buffer, from: vs, to: ve) == nil {
+                attributes.append(Attribute(name: attributeName, value: vs..<ve, decoded: false))
+            } else {
+                let valueStart = attributeBytes.count
+                try decode(vs..<ve, intoText: false)
+                attributes.append(Attribute(name: attributeName, value: valueStart..<attributeBytes.count, decoded: true))
+            }
             i += 1
         }
-        if stack.isEmpty {
+        if stackEnds.isEmpty {
             if sawRoot { throw error("a second root element") }
             sawRoot = true
         }
-        guard stack.count < maxDepth else { throw error("elements nested deeper than \(maxDepth)") }
-        stack.append(qname)
+        guard stackEnds.count < maxDepth else { throw error("elements nested deeper than \(maxDepth)") }
+        stackEnds.append(nameRange.upperBound)
         pos = close + 1
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         if selfClosing { pendingEnd = true }
         return .start
     }
 
     /// The decoded value of the current start tag's attribute `name`.
     package func attribute(_ name: String) -> ArraySlice<UInt8>? {
-        attributes.first { $0.name == name }.map { attributeBytes[$0.range] }
+        var key = name
+        return key.withUTF8 { k -> ArraySlice<UInt8>? in
+            buffer.withUnsafeBufferPointer { b -> ArraySlice<UInt8>? in
+                guard let start = b.baseAddress, let keyStart = k.baseAddress else { return nil }
+                for a in attributes where a.name.count == k.count && memcmp(start + a.name.lowerBound, keyStart, k.count) == 0 {
+                    return a.decoded ? attributeBytes[a.value] : buffer[a.value]
+                }
+                return nil
+            }
+        }
     }
 
     private mutating func endTag() throws(TraceError) -> Token {
@@ -422,14 +527,21 @@ package struct XMLScanner {
         while nameEnd > pos + 2 && (buffer[nameEnd - 1] == 0x20 || buffer[nameEnd - 1] == 0x09 || buffer[nameEnd - 1] == 0x0A || buffer[nameEnd - 1] == 0x0D) {
             nameEnd -= 1
         }
-        let qname = buffer[(pos + 2)..<nameEnd]
-        guard let open = stack.last else { throw error("</\(String(decoding: qname, as: UTF8.self))> closes nothing") }
-        guard open.elementsEqual(qname) else {
-            throw error("</\(String(decoding: qname, as: UTF8.self))> does not match <\(String(decoding: open, as: UTF8.self))>")
+        let qname = (pos + 2)..<nameEnd
+        guard !stackEnds.isEmpty else { throw error("</\(string(qname))> closes nothing") }
+        let open = openElement
+        let matches = open.count == qname.count && stackBytes.withUnsafeBufferPointer { s in
+            buffer.withUnsafeBufferPointer { b in
+                guard let sp = s.baseAddress, let bp = b.baseAddress else { return open.isEmpty }
+                return memcmp(sp + open.lowerBound, bp + qname.lowerBound, open.count) == 0
+            }
         }
-        stack.removeLast()
-        if stack.isEmpty { finished = true }
-        name = localName(qname)
+        guard matches else {
+            throw error("</\(string(qname))> does not match <\(String(decoding: stackBytes[open], as: UTF8.self))>")
+        }
+        popElement()
+        if stackEnds.isEmpty { finished = true }
+        nameRange = (open.lowerBound + localName(qname).lowerBound - qname.lowerBound)..<open.upperBound
         selfClosing = false
         pos = close + 1
         return .end
@@ -438,5 +550,5 @@ package struct XMLScanner {
     var fileName: String { source.path }
 
     /// Nesting depth of the current position (the root element is depth 1).
-    var depth: Int { stack.count }
+    var depth: Int { stackEnds.count }
 }
