@@ -108,8 +108,6 @@ public struct CSVStream: TraceEventStream {
     private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
-    /// `lastTime` formatted, kept while rows before it are rejected one after another.
-    private var lastTimeText: (time: Double, text: String)?
     private var started = false
     private var sawZoneless = false
     private var finished = false
@@ -144,37 +142,31 @@ public struct CSVStream: TraceEventStream {
         if finished { return nil }
         while try records.next(into: &record) {
             if record.isBlank { continue }
-            switch fix(from: record) {
-            case .failure(let rejection):
-                return .rejected(rejection)
-            case .success(let fix):
-                if fix.timeWasZoneless { sawZoneless = true }
-                if checksOrder, let t = fix.time {
-                    if let last = lastTime, t < last {
-                        if lastTimeText?.time.bitPattern != last.bitPattern { lastTimeText = (last, ISO8601Time.format(last)) }
-                        let lastText = lastTimeText?.text ?? ISO8601Time.format(last)
-                        return .rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous row's \(lastText)"))
-                    }
-                    lastTime = t
-                }
-                return .trackPoint(fix)
+            return record.bytes.withUnsafeBufferPointer { bytes in
+                Self.event(from: record, bytes: bytes, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, sawZoneless: &sawZoneless)
             }
         }
         finished = true
         return sawZoneless ? .note("times without a zone were read as UTC") : nil
     }
 
-    private func fix(from record: CSVRecord) -> Result<Fix, Rejection> {
-        func reject(_ reason: String) -> Result<Fix, Rejection> { .failure(Rejection(line: record.line, reason: reason)) }
-        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-        guard let latText = record.field(columns.latitude) else {
+    /// The row's point, or why it is rejected: when `checksOrder`, a row whose time
+    /// is before `lastTime` (which a point's time then advances). Static, and reading
+    /// the fields in place (`all` is `record.bytes`): the stream is not copied, no
+    /// field is retained, and the point is built where it is returned.
+    private static func event(from record: CSVRecord, bytes all: UnsafeBufferPointer<UInt8>, columns: CSVColumns,
+                              checksOrder: Bool, lastTime: inout Double?, sawZoneless: inout Bool) -> TraceEvent {
+        func reject(_ reason: String) -> TraceEvent { .rejected(Rejection(line: record.line, reason: reason)) }
+        func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+        func field(_ i: Int) -> UnsafeBufferPointer<UInt8>? { record.fieldRange(i).map { UnsafeBufferPointer(rebasing: all[$0]) } }
+        guard let latText = field(columns.latitude) else {
             return reject(record.count <= columns.latitude ? "row has \(record.count) fields; no latitude" : "latitude is empty")
         }
-        guard let lonText = record.field(columns.longitude) else {
+        guard let lonText = field(columns.longitude) else {
             return reject(record.count <= columns.longitude ? "row has \(record.count) fields; no longitude" : "longitude is empty")
         }
-        guard let lat = parseNumber(latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
-        guard let lon = parseNumber(lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
+        guard let lat = parseNumber(buffer: latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
+        guard let lon = parseNumber(buffer: lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
         let coordinate: Coordinate
         do {
             coordinate = try Coordinate(latitude: lat, longitude: lon)
@@ -182,7 +174,7 @@ public struct CSVStream: TraceEventStream {
             return reject(error.description)
         }
         var fix = Fix(coordinate: coordinate, line: record.line)
-        if let bytes = record.field(columns.time) {
+        if let bytes = field(columns.time) {
             if let epoch = epochSeconds(bytes) {
                 fix.time = epoch
             } else if let parsed = ISO8601Time.parse(bytes) {
@@ -192,10 +184,10 @@ public struct CSVStream: TraceEventStream {
                 return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number")
             }
         }
-        fix.name = record.string(columns.name).flatMap { $0.isEmpty ? nil : $0 }
+        fix.name = field(columns.name).map(text).flatMap { $0.isEmpty ? nil : $0 }
         for (index, measure) in columns.measures {
-            guard let bytes = record.field(index) else { continue }
-            guard let v = parseNumber(bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
+            guard let bytes = field(index) else { continue }
+            guard let v = parseNumber(buffer: bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
             switch measure {
             case .elevation: fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
@@ -205,15 +197,22 @@ public struct CSVStream: TraceEventStream {
             case .course: fix.course = v
             }
         }
-        return .success(fix)
+        if fix.timeWasZoneless { sawZoneless = true }
+        if checksOrder, let t = fix.time {
+            if let last = lastTime, t < last {
+                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", last)))
+            }
+            lastTime = t
+        }
+        return .trackPoint(fix)
     }
 }
 
 /// Epoch seconds from a number of seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude), kept to the microsecond. Whole
 /// numbers are split exactly, without a trip through a large double.
-func epochSeconds(_ bytes: ArraySlice<UInt8>) -> Double? {
-    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
+func epochSeconds<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
     if !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let parsed = Int64(String(decoding: digits, as: UTF8.self)) {
         var value = parsed
         if bytes.first == UInt8(ascii: "-") { value = -value }
@@ -242,12 +241,15 @@ struct CSVRecord {
     var count: Int { ranges.count }
 
     /// Field `i` without surrounding spaces, or nil when absent or empty.
-    func field(_ i: Int) -> ArraySlice<UInt8>? {
+    func field(_ i: Int) -> ArraySlice<UInt8>? { fieldRange(i).map { bytes[$0] } }
+
+    /// Where field `i` is in `bytes` without surrounding spaces, or nil when absent or empty.
+    func fieldRange(_ i: Int) -> Range<Int>? {
         guard i >= 0, i < ranges.count else { return nil }
         var r = ranges[i]
         while r.lowerBound < r.upperBound, bytes[r.lowerBound] == 0x20 || bytes[r.lowerBound] == 0x09 { r = (r.lowerBound + 1)..<r.upperBound }
         while r.upperBound > r.lowerBound, bytes[r.upperBound - 1] == 0x20 || bytes[r.upperBound - 1] == 0x09 { r = r.lowerBound..<(r.upperBound - 1) }
-        return r.isEmpty ? nil : bytes[r]
+        return r.isEmpty ? nil : r
     }
 
     func string(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
@@ -397,7 +399,8 @@ struct CSVRecordReader {
             let line = UnsafeBufferPointer(rebasing: b[pos..<newline])
             record.bytes.append(contentsOf: line)
             var fieldStart = 0
-            for (i, c) in line.enumerated() where c == delimiter {
+            while let at = memchr(base + pos + fieldStart, Int32(delimiter), line.count - fieldStart) {
+                let i = UnsafeRawPointer(at) - UnsafeRawPointer(base + pos)
                 record.ranges.append(fieldStart..<i)
                 fieldStart = i + 1
             }

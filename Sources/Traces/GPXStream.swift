@@ -52,9 +52,9 @@ public struct GPXStream: TraceEventStream {
             }
             if sawZoneless { queue.append(.note("times without a zone were read as UTC")) }
         case .start:
-            try start(scanner.withName { GPXElement($0) })
+            try start(GPXElement(key: scanner.nameKey))
         case .end:
-            return end(scanner.withName { GPXElement($0) })
+            return end(GPXElement(key: scanner.nameKey))
         }
         return false
     }
@@ -83,8 +83,9 @@ public struct GPXStream: TraceEventStream {
         case (.trkpt, 3) where path[1] == .trk && path[2] == .trkseg,
              (.rtept, 2) where path[1] == .rte,
              (.wpt, 1):
-            point.open(kind: name, depth: depth + 1, line: scanner.line,
-                       latitude: scanner.attribute("lat"), longitude: scanner.attribute("lon"))
+            let latitude = scanner.withAttribute("lat") { AttributeNumber($0) }
+            let longitude = scanner.withAttribute("lon") { AttributeNumber($0) }
+            point.open(kind: name, depth: depth + 1, line: scanner.line, latitude: latitude, longitude: longitude)
         default:
             break
         }
@@ -123,27 +124,39 @@ public struct GPXStream: TraceEventStream {
 
     /// The event of the point just closed.
     private mutating func finish() -> TraceEvent {
-        switch point.build() {
-        case .failure(let rejection):
-            return .rejected(rejection)
-        case .success(let fix):
-            if fix.timeWasZoneless { sawZoneless = true }
-            switch point.kind {
-            case .trkpt:
-                if let t = fix.time, let last = lastSegmentTime, t < last {
-                    return .rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous point's \(ISO8601Time.format(last))"))
-                }
-                if let t = fix.time { lastSegmentTime = t }
-                return .trackPoint(fix)
-            case .rtept:
-                return .routePoint(fix)
-            default:
-                return .waypoint(fix)
+        if let rejection = point.rejection { return .rejected(rejection) }
+        point.complete()
+        if point.fix.timeWasZoneless { sawZoneless = true }
+        switch point.kind {
+        case .trkpt:
+            if let t = point.fix.time, let last = lastSegmentTime, t < last {
+                return .rejected(Rejection(line: point.fix.line, reason: ISO8601Time.backwards(t, previous: "point", last)))
             }
+            if let t = point.fix.time { lastSegmentTime = t }
+            return .trackPoint(point.fix)
+        case .rtept:
+            return .routePoint(point.fix)
+        default:
+            return .waypoint(point.fix)
         }
     }
 }
 
+
+/// A number attribute as read in place: absent, a number, or the (trimmed) text that is not one.
+private enum AttributeNumber {
+    case missing
+    case number(Double)
+    case invalid(String)
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>?) {
+        guard let bytes else {
+            self = .missing
+            return
+        }
+        if let value = parseNumber(buffer: bytes) { self = .number(value) } else { self = .invalid(trimmedString(bytes)) }
+    }
+}
 
 /// Collects one point's attributes and children as they arrive, parsing
 /// each value at once; the first bad value rejects the point. Kept in place in
@@ -153,7 +166,7 @@ private struct PointBuilder {
     /// The depth of the point's element; 0 when no point is open.
     var depth = 0
     /// The point so far; its coordinate is real only when `problem` is nil.
-    private var fix = Fix(coordinate: Coordinate(computedLatitude: 0, longitude: 0), line: 0)
+    private(set) var fix = Fix(coordinate: Coordinate(computedLatitude: 0, longitude: 0), line: 0)
     private var problem: String?
     private var line = 0
     private var nestedSpeed: Double?
@@ -162,17 +175,18 @@ private struct PointBuilder {
     var isOpen: Bool { depth > 0 }
 
     /// Starts a point in place, from its element's `lat` and `lon` attributes.
-    mutating func open(kind: GPXElement, depth: Int, line: Int, latitude: ArraySlice<UInt8>?, longitude: ArraySlice<UInt8>?) {
+    mutating func open(kind: GPXElement, depth: Int, line: Int, latitude: AttributeNumber, longitude: AttributeNumber) {
         self.kind = kind
         self.depth = depth
         self.line = line
         problem = nil
         nestedSpeed = nil
         nestedCourse = nil
-        guard let latText = latitude else { problem = "\(kind.rawValue) has no lat attribute"; return }
-        guard let lonText = longitude else { problem = "\(kind.rawValue) has no lon attribute"; return }
-        guard let lat = parseNumber(latText) else { problem = "latitude \"\(trimmedString(latText))\" is not a number"; return }
-        guard let lon = parseNumber(lonText) else { problem = "longitude \"\(trimmedString(lonText))\" is not a number"; return }
+        if case .missing = latitude { problem = "\(kind.rawValue) has no lat attribute"; return }
+        if case .missing = longitude { problem = "\(kind.rawValue) has no lon attribute"; return }
+        if case .invalid(let text) = latitude { problem = "latitude \"\(text)\" is not a number"; return }
+        if case .invalid(let text) = longitude { problem = "longitude \"\(text)\" is not a number"; return }
+        guard case .number(let lat) = latitude, case .number(let lon) = longitude else { return }
         do {
             fix = Fix(coordinate: try Coordinate(latitude: lat, longitude: lon), line: line)
         } catch {
@@ -232,13 +246,14 @@ private struct PointBuilder {
         return v
     }
 
-    func build() -> Result<Fix, Rejection> {
-        if let problem { return .failure(Rejection(line: line, reason: problem)) }
-        var fix = self.fix
+    /// Why the point is rejected, if it is.
+    var rejection: Rejection? { problem.map { Rejection(line: line, reason: $0) } }
+
+    /// Completes `fix` once the point's element has closed (and it is not rejected).
+    mutating func complete() {
         // A GPX 1.0 <speed> or <course> element wins over an extension's.
         fix.speed = fix.speed ?? nestedSpeed
         fix.course = fix.course ?? nestedCourse
-        return .success(fix)
     }
 }
 
@@ -249,20 +264,14 @@ enum GPXElement: String, CaseIterable {
     case name, desc, time, fix, ele, hdop, vdop, pdop, sat, speed, course, bearing, hAcc, hacc, vAcc, vacc
     case other = ""
 
-    /// The name's bytes, at most eight, packed little-endian into one integer and
-    /// matched at once (names hold no NUL byte, so the packing is unambiguous; the
-    /// constants are the names so packed, which the tests check).
     init(_ name: UnsafeBufferPointer<UInt8>) {
-        guard name.count <= 8 else {
-            self = .other
-            return
-        }
-        var key: UInt64 = 0
-        var shift: UInt64 = 0
-        for byte in name {
-            key |= UInt64(byte) << shift
-            shift += 8
-        }
+        self.init(key: name.baseAddress.map { ByteSearch.packedName($0, count: name.count) } ?? 0)
+    }
+
+    /// From the name's bytes, at most eight, packed little-endian into one integer
+    /// and matched at once (names hold no NUL byte, so the packing is unambiguous;
+    /// the constants are the names so packed, which the tests check).
+    init(key: UInt64) {
         switch key {
         case 0x787067: self = .gpx
         case 0x6174_6164_6174_656D: self = .metadata

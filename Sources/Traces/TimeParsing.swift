@@ -198,56 +198,25 @@ public enum ISO8601Time {
     /// (Each field is zero-padded to its width as `String(v)` would be: a year
     /// before 0 keeps its sign after the padding, as it always has.)
     public static func format(_ seconds: Double) -> String {
-        guard let (y, m, d, rest, micros) = fields(seconds) else { return "invalid" }
-        // At most 8 characters of year (|seconds| < 1e13 keeps it within ±320 000), 15 of
-        // the rest, 7 of fraction and the Z.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { out in
-            var n = 0
-            func put(_ c: UInt8) {
-                out[n] = c
-                n += 1
-            }
-            func pad(_ v: Int, _ width: Int) {
-                var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
-                var count = 0
-                var magnitude = v.magnitude
-                withUnsafeMutableBytes(of: &digits) { buffer in
-                    repeat {
-                        buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                        magnitude /= 10
-                        count += 1
-                    } while magnitude > 0 && count < 8
-                }
-                let length = count + (v < 0 ? 1 : 0)
-                for _ in 0..<max(0, width - length) { put(UInt8(ascii: "0")) }
-                if v < 0 { put(UInt8(ascii: "-")) }
-                withUnsafeBytes(of: digits) { buffer in
-                    for k in stride(from: count - 1, through: 0, by: -1) { put(buffer[k]) }
-                }
-            }
-            pad(y, 4)
-            put(UInt8(ascii: "-"))
-            pad(m, 2)
-            put(UInt8(ascii: "-"))
-            pad(d, 2)
-            put(UInt8(ascii: "T"))
-            pad(rest / 3600, 2)
-            put(UInt8(ascii: ":"))
-            pad((rest / 60) % 60, 2)
-            put(UInt8(ascii: ":"))
-            pad(rest % 60, 2)
-            if micros > 0 {
-                put(UInt8(ascii: "."))
-                var fraction = micros
-                var width = 6
-                while fraction % 10 == 0 {
-                    fraction /= 10
-                    width -= 1
-                }
-                pad(fraction, width)
-            }
-            put(UInt8(ascii: "Z"))
-            return String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ASCIIWriter.timeCapacity) { out in
+            var writer = ASCIIWriter(out)
+            writer.time(seconds)
+            return writer.string
+        }
+    }
+
+    /// "time T is before the previous NOUN's LAST", the reason a point whose time
+    /// goes backwards is rejected, written in one go.
+    static func backwards(_ time: Double, previous noun: StaticString, _ last: Double) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * ASCIIWriter.timeCapacity + 32 + noun.utf8CodeUnitCount) { out in
+            var writer = ASCIIWriter(out)
+            writer.put("time ")
+            writer.time(time)
+            writer.put(" is before the previous ")
+            writer.put(noun)
+            writer.put("'s ")
+            writer.time(last)
+            return writer.string
         }
     }
 
@@ -286,12 +255,102 @@ public enum ISO8601Time {
     }
 }
 
+/// Writes ASCII text into a buffer the caller sizes; a struct with no captured
+/// state, so that writing a byte is a store and an increment.
+struct ASCIIWriter {
+    /// Room enough for any time `time(_:)` writes: a year of up to 7 characters
+    /// (|seconds| < 10^13), 15 more for the rest of the date and the time of day,
+    /// 7 of fraction and the Z.
+    static let timeCapacity = 32
+
+    private let out: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+
+    init(_ out: UnsafeMutableBufferPointer<UInt8>) {
+        self.out = out
+    }
+
+    var string: String { String(decoding: UnsafeBufferPointer(rebasing: out[0..<count]), as: UTF8.self) }
+
+    mutating func put(_ c: UInt8) {
+        out[count] = c
+        count += 1
+    }
+
+    mutating func put(_ text: StaticString) {
+        text.withUTF8Buffer { for c in $0 { put(c) } }
+    }
+
+    /// `v` zero-padded to `width` characters as `String(v)` with zeros in front.
+    mutating func pad(_ v: Int, _ width: Int) {
+        // The common cases digit by digit: months, days, hours, minutes, seconds and years 0...9999.
+        if width == 2 && v >= 0 && v < 100 {
+            put(UInt8(truncatingIfNeeded: v / 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v % 10) + 0x30)
+            return
+        }
+        if width == 4 && v >= 0 && v < 10_000 {
+            put(UInt8(truncatingIfNeeded: v / 1000) + 0x30)
+            put(UInt8(truncatingIfNeeded: v / 100 % 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v / 10 % 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v % 10) + 0x30)
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var length = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = v.magnitude
+            repeat {
+                buffer[length] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+                length += 1
+            } while magnitude > 0
+        }
+        for _ in 0..<max(0, width - length - (v < 0 ? 1 : 0)) { put(UInt8(ascii: "0")) }
+        if v < 0 { put(UInt8(ascii: "-")) }
+        withUnsafeBytes(of: digits) { buffer in
+            for k in stride(from: length - 1, through: 0, by: -1) { put(buffer[k]) }
+        }
+    }
+
+    /// What ``ISO8601Time/format(_:)`` gives for `seconds`.
+    mutating func time(_ seconds: Double) {
+        guard let (y, m, d, rest, micros) = ISO8601Time.fields(seconds) else {
+            put("invalid")
+            return
+        }
+        pad(y, 4)
+        put(UInt8(ascii: "-"))
+        pad(m, 2)
+        put(UInt8(ascii: "-"))
+        pad(d, 2)
+        put(UInt8(ascii: "T"))
+        pad(rest / 3600, 2)
+        put(UInt8(ascii: ":"))
+        pad((rest / 60) % 60, 2)
+        put(UInt8(ascii: ":"))
+        pad(rest % 60, 2)
+        if micros > 0 {
+            put(UInt8(ascii: "."))
+            var fraction = micros
+            var width = 6
+            while fraction % 10 == 0 {
+                fraction /= 10
+                width -= 1
+            }
+            pad(fraction, width)
+        }
+        put(UInt8(ascii: "Z"))
+    }
+}
+
 /// A decimal number from bytes (surrounding whitespace allowed); nil when
 /// the text is not plain decimal notation: no "nan", "inf" or hexadecimal.
-/// Typical coordinates take the exact fast path (at most 15 significant
-/// digits and a power of ten within 10^±22: one correctly rounded operation on
-/// exact operands, Clinger's fast path); anything else goes to the standard
-/// library's correctly rounded parser, so every result is what `Double(String)` gives.
+/// Typical coordinates take the exact fast path (at most 19 digits making an
+/// integer of at most 2^53, and a power of ten within 10^±22: one correctly
+/// rounded operation on exact operands, Clinger's fast path); anything else goes
+/// to the standard library's correctly rounded parser, so every result is what
+/// `Double(String)` gives.
 func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
     if let parsed = bytes.withContiguousStorageIfAvailable({ parseNumber(buffer: $0) }) { return parsed }
     return Array(bytes).withUnsafeBufferPointer { parseNumber(buffer: $0) }
@@ -308,26 +367,16 @@ func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         negative = bytes[i] == UInt8(ascii: "-")
         i += 1
     }
+    // All the digits into one integer (it wraps past 19 digits, and is then not used).
     var mantissa: UInt64 = 0
-    var digits = 0, significant = 0, scale = 0
-    var sawPoint = false
-    while i < end {
-        let c = bytes[i]
-        if c >= 0x30 && c <= 0x39 {
-            digits += 1
-            if significant > 0 || c != 0x30 {
-                significant += 1
-                if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(c &- 0x30) } else if !sawPoint { scale += 1 }
-            }
-            if sawPoint && significant <= 19 { scale -= 1 }
-        } else if c == UInt8(ascii: ".") && !sawPoint {
-            sawPoint = true
-        } else {
-            break
-        }
+    let integerDigits = accumulateDigits(bytes, &i, end, &mantissa)
+    var fractionDigits = 0
+    if i < end, bytes[i] == UInt8(ascii: ".") {
         i += 1
+        fractionDigits = accumulateDigits(bytes, &i, end, &mantissa)
     }
-    guard digits > 0 else { return nil }
+    guard integerDigits + fractionDigits > 0 else { return nil }
+    var exponent = 0
     if i < end {
         guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
         i += 1
@@ -336,7 +385,6 @@ func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
             expNegative = bytes[i] == UInt8(ascii: "-")
             i += 1
         }
-        var exponent = 0
         var expDigits = 0
         while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
             exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 100_000)
@@ -344,16 +392,44 @@ func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
             i += 1
         }
         guard expDigits > 0, i == end else { return nil }
-        scale += expNegative ? -exponent : exponent
+        if expNegative { exponent = -exponent }
     }
-    if significant <= 15 && scale >= -22 && scale <= 22 {
-        // Both operands are exact (the mantissa is below 2^53, 10^22 below 2^53 * 2^22
-        // with its trailing zeros), so the one operation rounds correctly.
+    let scale = exponent - fractionDigits
+    if integerDigits + fractionDigits <= 19 && mantissa <= 1 << 53 && scale >= -22 && scale <= 22 {
+        // Both operands are exact (the integer is at most 2^53; 10^22 is exact too), so the
+        // one operation rounds correctly: the value `Double(String)` gives.
         var value = Double(mantissa)
         value = scale < 0 ? value / exactPowerOfTen(-scale) : value * exactPowerOfTen(scale)
         return negative ? -value : value
     }
     return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+}
+
+/// Reads the decimal digits at `i` on (before `end`) into `mantissa`, wrapping;
+/// returns how many there were.
+@inline(__always)
+private func accumulateDigits(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, _ mantissa: inout UInt64) -> Int {
+    let start = i
+    if let base = bytes.baseAddress {
+        // Four at a time while four digits follow (read as one little-endian word).
+        while i + 4 <= end {
+            let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
+            let digits = word &- 0x3030_3030
+            // A byte below '0' sets its high bit in `digits`, one above '9' in `word + 0x46`.
+            guard ((word &+ 0x4646_4646) | digits) & 0x8080_8080 == 0 else { break }
+            let pairs = (digits &* 10 &+ (digits >> 8)) & 0x00FF_00FF
+            let four = (pairs &* 100 &+ (pairs >> 16)) & 0xFFFF
+            mantissa = mantissa &* 10_000 &+ UInt64(four)
+            i += 4
+        }
+    }
+    while i < end {
+        let d = bytes[i] &- 0x30
+        guard d <= 9 else { break }
+        mantissa = mantissa &* 10 &+ UInt64(d)
+        i += 1
+    }
+    return i - start
 }
 
 /// 10^n for n in 0...22, every one exactly representable.

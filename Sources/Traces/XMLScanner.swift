@@ -41,10 +41,9 @@ package struct XMLScanner {
     /// The current element's local name (prefix removed) after `.start`/`.end`.
     package var name: String { String(decoding: stackBytes[nameRange], as: UTF8.self) }
 
-    /// Calls `body` with the bytes of the current element's local name.
-    func withName<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        stackBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[nameRange])) }
-    }
+    /// The current element's local name packed (``ByteSearch/packedName(_:count:)``).
+    private(set) var nameKey: UInt64 = 0
+
     /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
     package private(set) var selfClosing = false
 
@@ -103,14 +102,10 @@ package struct XMLScanner {
 
     private mutating func advanceLines(to absolute: Int) {
         guard absolute > countedTo else { return }
-        let end = absolute - base
-        var i = countedTo - base
-        var lines = 0
-        var lastBreak = -1
-        while let hit = Self.firstIndex(of: 0x0A, in: buffer, from: i, to: end) {
-            lines += 1
-            lastBreak = hit
-            i = hit + 1
+        let from = countedTo - base, to = absolute - base
+        let (lines, lastBreak) = buffer.withUnsafeBufferPointer { b -> (Int, Int) in
+            guard let start = b.baseAddress else { return (0, -1) }
+            return ByteSearch.lineBreaks(in: start, from: from, to: to)
         }
         if lines > 0 {
             lineNumber += lines
@@ -128,13 +123,13 @@ package struct XMLScanner {
         source.withUnsafeBufferPointer { target.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    /// Index of the first `byte` in `bytes[from..<to]` (memchr), or nil.
+    /// Index of the first `byte` in `bytes[from..<to]`, or nil.
     @inline(__always)
     private static func firstIndex(of byte: UInt8, in bytes: [UInt8], from: Int, to: Int) -> Int? {
         guard from < to else { return nil }
         return bytes.withUnsafeBufferPointer { b -> Int? in
-            guard let start = b.baseAddress, let hit = memchr(start + from, Int32(byte), to - from) else { return nil }
-            return UnsafeRawPointer(hit) - UnsafeRawPointer(start)
+            guard let start = b.baseAddress else { return nil }
+            return ByteSearch.firstIndex(of: byte, in: start, from: from, to: to)
         }
     }
 
@@ -226,14 +221,20 @@ package struct XMLScanner {
         }
         if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         while true {
-            guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
-                try appendText(upTo: buffer.count)
-                pos = buffer.count
-                return try endOfInput()
+            if let lt = Self.firstIndex(of: UInt8(ascii: "<"), in: buffer, from: pos, to: buffer.count), lt + 1 < buffer.count {
+                // The next tag and the byte after its '<' are in the buffer already.
+                try appendText(upTo: lt)
+                pos = lt
+            } else {
+                guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
+                    try appendText(upTo: buffer.count)
+                    pos = buffer.count
+                    return try endOfInput()
+                }
+                try appendText(upTo: lt)
+                pos = lt
+                guard try ensure(2) else { throw error("the file ends inside a tag") }
             }
-            try appendText(upTo: lt)
-            pos = lt
-            guard try ensure(2) else { throw error("the file ends inside a tag") }
             let c = buffer[pos + 1]
             if c == UInt8(ascii: "!") {
                 try markup()
@@ -357,7 +358,10 @@ package struct XMLScanner {
     }
 
     @inline(__always)
-    private func isNameByte(_ c: UInt8) -> Bool {
+    private func isNameByte(_ c: UInt8) -> Bool { Self.isNameByte(c) }
+
+    @inline(__always)
+    private static func isNameByte(_ c: UInt8) -> Bool {
         // Letters and most punctuation sort after '>', the last byte that can end a name.
         if c > UInt8(ascii: ">") { return true }
         return !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
@@ -393,7 +397,17 @@ package struct XMLScanner {
         let end = start + qname.count
         if stackBytes.count < end { stackBytes.append(contentsOf: repeatElement(0, count: end - stackBytes.count)) }
         Self.write(qname, of: buffer, to: &stackBytes, at: start)
-        nameRange = (start + localName(qname).lowerBound - qname.lowerBound)..<end
+        let local = localName(qname)
+        nameRange = (start + local.lowerBound - qname.lowerBound)..<end
+        nameKey = Self.packedName(local, of: buffer)
+    }
+
+    @inline(__always)
+    private static func packedName(_ range: Range<Int>, of bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { b in
+            guard let start = b.baseAddress else { return 0 }
+            return ByteSearch.packedName(start + range.lowerBound, count: range.count)
+        }
     }
 
     @inline(__always)
@@ -418,17 +432,11 @@ package struct XMLScanner {
                 continue
             }
             let found: (index: Int, byte: UInt8)? = buffer.withUnsafeBufferPointer { b in
-                var j = i
-                while j < b.count {
-                    let c = b[j]
-                    if quote != 0 {
-                        if c == quote || c == UInt8(ascii: "<") { return (j, c) }
-                    } else if c == UInt8(ascii: ">") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                        return (j, c)
-                    }
-                    j += 1
-                }
-                return nil
+                guard let start = b.baseAddress else { return nil }
+                let j = quote != 0
+                    ? ByteSearch.firstIndex(ofAny: quote, UInt8(ascii: "<"), quote, quote, in: start, from: i, to: b.count)
+                    : ByteSearch.firstIndex(ofAny: UInt8(ascii: ">"), UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), in: start, from: i, to: b.count)
+                return j.map { ($0, b[$0]) }
             }
             guard let found else {
                 i = buffer.count
@@ -449,7 +457,59 @@ package struct XMLScanner {
         }
     }
 
+    /// The usual start tag in one pass: a name, attributes quoted without `<` or `&`
+    /// in their values, then `>` or `/>`, all in the buffer. Records the attributes
+    /// and returns where the tag ends and its name does, or nil for anything else,
+    /// which `startTag` then reads (and reports) as any tag. (What this accepts,
+    /// `tagEnd` would end at the same `>` and `startTag` read to the same attributes.)
+    private mutating func quickStartTag() -> (close: Int, nameEnd: Int)? {
+        var list: [Attribute] = []
+        swap(&list, &attributes)
+        defer { swap(&list, &attributes) }
+        if !list.isEmpty { list.removeAll(keepingCapacity: true) }
+        let p = pos
+        return buffer.withUnsafeBufferPointer { b -> (close: Int, nameEnd: Int)? in
+            guard let base = b.baseAddress else { return nil }
+            let n = b.count
+            var i = p + 1
+            while i < n && Self.isNameByte(b[i]) { i += 1 }
+            guard i > p + 1 else { return nil }
+            let nameEnd = i
+            while true {
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n else { return nil }
+                if b[i] == UInt8(ascii: ">") { return (i, nameEnd) }
+                if b[i] == UInt8(ascii: "/") { return i + 1 < n && b[i + 1] == UInt8(ascii: ">") ? (i + 1, nameEnd) : nil }
+                let an = i
+                while i < n && Self.isNameByte(b[i]) { i += 1 }
+                guard i > an else { return nil }
+                var local = an
+                for k in an..<i where b[k] == UInt8(ascii: ":") { local = k + 1 }
+                let attributeName = local..<i
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n, b[i] == UInt8(ascii: "=") else { return nil }
+                i += 1
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return nil }
+                let quote = b[i]
+                let vs = i + 1
+                guard let ve = ByteSearch.firstIndex(of: quote, in: base, from: vs, to: n),
+                      ByteSearch.firstIndex(ofAny: UInt8(ascii: "<"), UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: "&"), in: base, from: vs, to: ve) == nil
+                else { return nil }
+                list.append(Attribute(name: attributeName, value: vs..<ve, decoded: false))
+                i = ve + 1
+            }
+        }
+    }
+
     private mutating func startTag() throws(TraceError) -> Token {
+        if let (close, nameEnd) = quickStartTag() {
+            mark(pos)
+            stageName((pos + 1)..<nameEnd)
+            if !attributeBytes.isEmpty { attributeBytes.removeAll(keepingCapacity: true) }
+            selfClosing = buffer[close - 1] == UInt8(ascii: "/")
+            return try open(close: close)
+        }
         let close = try tagEnd()
         mark(pos)
         var i = pos + 1
@@ -494,6 +554,11 @@ package struct XMLScanner {
             }
             i += 1
         }
+        return try open(close: close)
+    }
+
+    /// Opens the element whose start tag (its name staged, its attributes read) ends at `close`.
+    private mutating func open(close: Int) throws(TraceError) -> Token {
         if stackEnds.isEmpty {
             if sawRoot { throw error("a second root element") }
             sawRoot = true
@@ -512,7 +577,7 @@ package struct XMLScanner {
         return key.withUTF8 { k -> ArraySlice<UInt8>? in
             buffer.withUnsafeBufferPointer { b -> ArraySlice<UInt8>? in
                 guard let start = b.baseAddress, let keyStart = k.baseAddress else { return nil }
-                for a in attributes where a.name.count == k.count && memcmp(start + a.name.lowerBound, keyStart, k.count) == 0 {
+                for a in attributes where a.name.count == k.count && ByteSearch.equal(start + a.name.lowerBound, keyStart, count: k.count) {
                     return a.decoded ? attributeBytes[a.value] : buffer[a.value]
                 }
                 return nil
@@ -520,8 +585,40 @@ package struct XMLScanner {
         }
     }
 
+    /// Calls `body` with the decoded value of the current start tag's attribute
+    /// `name` where it lies (nil when the tag has no such attribute).
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        name.withUTF8Buffer { key in
+            buffer.withUnsafeBufferPointer { b in
+                attributeBytes.withUnsafeBufferPointer { decoded in
+                    attributes.withUnsafeBufferPointer { list in
+                        guard let start = b.baseAddress, let keyStart = key.baseAddress else { return body(nil) }
+                        for a in list where a.name.count == key.count && ByteSearch.equal(start + a.name.lowerBound, keyStart, count: key.count) {
+                            return body(UnsafeBufferPointer(rebasing: (a.decoded ? decoded : b)[a.value]))
+                        }
+                        return body(nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The usual end tag at once, `</name>` (space before `>` allowed) all in the buffer:
+    /// where it ends, or nil for anything else, which `tagEnd` then finds.
+    private func quickTagEnd() -> Int? {
+        let p = pos
+        return buffer.withUnsafeBufferPointer { b -> Int? in
+            let n = b.count
+            var i = p + 2
+            while i < n && Self.isNameByte(b[i]) { i += 1 }
+            while i < n && isSpace(b[i]) { i += 1 }
+            return i < n && b[i] == UInt8(ascii: ">") ? i : nil
+        }
+    }
+
     private mutating func endTag() throws(TraceError) -> Token {
-        let close = try tagEnd()
+        let close: Int
+        if let quick = quickTagEnd() { close = quick } else { close = try tagEnd() }
         mark(pos)
         var nameEnd = close
         while nameEnd > pos + 2 && (buffer[nameEnd - 1] == 0x20 || buffer[nameEnd - 1] == 0x09 || buffer[nameEnd - 1] == 0x0A || buffer[nameEnd - 1] == 0x0D) {
@@ -533,7 +630,7 @@ package struct XMLScanner {
         let matches = open.count == qname.count && stackBytes.withUnsafeBufferPointer { s in
             buffer.withUnsafeBufferPointer { b in
                 guard let sp = s.baseAddress, let bp = b.baseAddress else { return open.isEmpty }
-                return memcmp(sp + open.lowerBound, bp + qname.lowerBound, open.count) == 0
+                return ByteSearch.equal(sp + open.lowerBound, bp + qname.lowerBound, count: open.count)
             }
         }
         guard matches else {
@@ -541,7 +638,9 @@ package struct XMLScanner {
         }
         popElement()
         if stackEnds.isEmpty { finished = true }
-        nameRange = (open.lowerBound + localName(qname).lowerBound - qname.lowerBound)..<open.upperBound
+        let local = localName(qname)
+        nameRange = (open.lowerBound + local.lowerBound - qname.lowerBound)..<open.upperBound
+        nameKey = Self.packedName(local, of: buffer)
         selfClosing = false
         pos = close + 1
         return .end
@@ -551,4 +650,105 @@ package struct XMLScanner {
 
     /// Nesting depth of the current position (the root element is depth 1).
     var depth: Int { stackEnds.count }
+}
+
+/// Searching and comparing the short runs of bytes a trace file is made of, without
+/// a library call per run: eight bytes at a time, then `memchr` for a long run.
+enum ByteSearch {
+    /// Index of the first `byte` in `start[from..<to]`, or nil.
+    @inline(__always)
+    static func firstIndex(of byte: UInt8, in start: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        var i = from
+        let raw = UnsafeRawPointer(start)
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        // A byte equal to `byte` is a zero byte of `word ^ pattern`; the lowest flag the
+        // "has a zero byte" test raises is the first such byte (words read little-endian).
+        let stop = min(to, from + 64)
+        while i + 8 <= stop {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern
+            let zeros = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+            if zeros != 0 { return i + zeros.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        if i + 8 > to {
+            while i < to {
+                if start[i] == byte { return i }
+                i += 1
+            }
+            return nil
+        }
+        guard let hit = memchr(start + i, Int32(byte), to - i) else { return nil }
+        return UnsafeRawPointer(hit) - raw
+    }
+
+    /// A flag (the byte's high bit) for every zero byte of `x`, exactly: no borrow
+    /// runs from byte to byte, so the flags can be counted.
+    @inline(__always)
+    static func zeroBytes(_ x: UInt64) -> UInt64 {
+        let low = 0x7F7F_7F7F_7F7F_7F7F as UInt64
+        return ~(((x & low) &+ low) | x | low)
+    }
+
+    /// Index of the first of the bytes `a`, `b`, `c`, `d` in `start[from..<to]`, or nil.
+    @inline(__always)
+    static func firstIndex(ofAny a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in start: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        let ones = 0x0101_0101_0101_0101 as UInt64
+        let pa = UInt64(a) &* ones, pb = UInt64(b) &* ones, pc = UInt64(c) &* ones, pd = UInt64(d) &* ones
+        let raw = UnsafeRawPointer(start)
+        var i = from
+        while i + 8 <= to {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let hits = zeroBytes(word ^ pa) | zeroBytes(word ^ pb) | zeroBytes(word ^ pc) | zeroBytes(word ^ pd)
+            if hits != 0 { return i + hits.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < to {
+            let x = start[i]
+            if x == a || x == b || x == c || x == d { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// How many line feeds `start[from..<to]` holds, and the index of the last (-1 if none).
+    @inline(__always)
+    static func lineBreaks(in start: UnsafePointer<UInt8>, from: Int, to: Int) -> (count: Int, last: Int) {
+        let pattern = 0x0A0A_0A0A_0A0A_0A0A as UInt64
+        let raw = UnsafeRawPointer(start)
+        var count = 0, last = -1
+        var i = from
+        while i + 8 <= to {
+            let flags = zeroBytes(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern)
+            if flags != 0 {
+                count += flags.nonzeroBitCount
+                last = i + (63 - flags.leadingZeroBitCount) / 8
+            }
+            i += 8
+        }
+        while i < to {
+            if start[i] == 0x0A {
+                count += 1
+                last = i
+            }
+            i += 1
+        }
+        return (count, last)
+    }
+
+    /// The first eight bytes of a name packed little-endian into one integer, for
+    /// telling known names apart at once; 0 for a name longer than eight bytes.
+    @inline(__always)
+    static func packedName(_ start: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        guard count <= 8 else { return 0 }
+        var key: UInt64 = 0
+        for k in 0..<count { key |= UInt64(start[k]) << (8 * UInt64(k)) }
+        return key
+    }
+
+    /// Whether `count` bytes at `a` and at `b` are the same.
+    @inline(__always)
+    static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for k in 0..<count where a[k] != b[k] { return false }
+        return true
+    }
 }
