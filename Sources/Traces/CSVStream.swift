@@ -108,6 +108,9 @@ public struct CSVStream: TraceEventStream {
     private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
+    /// `lastTime` as text, kept while rows before it are rejected one after another.
+    private var lastTimeText: (time: Double, text: FormattedTime)?
+    private var days = CivilDayCache()
     private var started = false
     private var sawZoneless = false
     private var finished = false
@@ -142,9 +145,8 @@ public struct CSVStream: TraceEventStream {
         if finished { return nil }
         while try records.next(into: &record) {
             if record.isBlank { continue }
-            return record.bytes.withUnsafeBufferPointer { bytes in
-                Self.event(from: record, bytes: bytes, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, sawZoneless: &sawZoneless)
-            }
+            return Self.event(from: record, columns: columns, checksOrder: checksOrder, lastTime: &lastTime,
+                              lastTimeText: &lastTimeText, days: &days, sawZoneless: &sawZoneless)
         }
         finished = true
         return sawZoneless ? .note("times without a zone were read as UTC") : nil
@@ -154,19 +156,25 @@ public struct CSVStream: TraceEventStream {
     /// is before `lastTime` (which a point's time then advances). Static, and reading
     /// the fields in place (`all` is `record.bytes`): the stream is not copied, no
     /// field is retained, and the point is built where it is returned.
-    private static func event(from record: CSVRecord, bytes all: UnsafeBufferPointer<UInt8>, columns: CSVColumns,
-                              checksOrder: Bool, lastTime: inout Double?, sawZoneless: inout Bool) -> TraceEvent {
+    private static func event(from record: CSVRecord, columns: CSVColumns,
+                              checksOrder: Bool, lastTime: inout Double?, lastTimeText: inout (time: Double, text: FormattedTime)?,
+                              days: inout CivilDayCache, sawZoneless: inout Bool) -> TraceEvent {
         func reject(_ reason: String) -> TraceEvent { .rejected(Rejection(line: record.line, reason: reason)) }
-        func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-        func field(_ i: Int) -> UnsafeBufferPointer<UInt8>? { record.fieldRange(i).map { UnsafeBufferPointer(rebasing: all[$0]) } }
+        func field(_ i: Int) -> Range<Int>? { record.fieldRange(i) }
+        /// `body` of the bytes of a field where they are.
+        func read<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            record.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+        func text(_ range: Range<Int>) -> String { read(range) { String(decoding: $0, as: UTF8.self) } }
+        func number(_ range: Range<Int>) -> Double? { read(range) { parseNumber(buffer: $0) } }
         guard let latText = field(columns.latitude) else {
             return reject(record.count <= columns.latitude ? "row has \(record.count) fields; no latitude" : "latitude is empty")
         }
         guard let lonText = field(columns.longitude) else {
             return reject(record.count <= columns.longitude ? "row has \(record.count) fields; no longitude" : "longitude is empty")
         }
-        guard let lat = parseNumber(buffer: latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
-        guard let lon = parseNumber(buffer: lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
+        guard let lat = number(latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
+        guard let lon = number(lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
         let coordinate: Coordinate
         do {
             coordinate = try Coordinate(latitude: lat, longitude: lon)
@@ -175,19 +183,21 @@ public struct CSVStream: TraceEventStream {
         }
         var fix = Fix(coordinate: coordinate, line: record.line)
         if let bytes = field(columns.time) {
-            if let epoch = epochSeconds(bytes) {
-                fix.time = epoch
-            } else if let parsed = ISO8601Time.parse(bytes) {
-                fix.time = parsed.seconds
-                fix.timeWasZoneless = parsed.zoneless
-            } else {
-                return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number")
+            // A time in the fixed layout is no epoch number (it has a dash after four digits), so
+            // it can be tried first.
+            let time = read(bytes) { b -> ISO8601Time.Parsed? in
+                if let parsed = ISO8601Time.parseFixedLayout(b) { return parsed }
+                if let epoch = epochSeconds(b) { return ISO8601Time.Parsed(seconds: epoch, zoneless: false) }
+                return ISO8601Time.parse(b)
             }
+            guard let time else { return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number") }
+            fix.time = time.seconds
+            fix.timeWasZoneless = time.zoneless
         }
         fix.name = field(columns.name).map(text).flatMap { $0.isEmpty ? nil : $0 }
         for (index, measure) in columns.measures {
             guard let bytes = field(index) else { continue }
-            guard let v = parseNumber(buffer: bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
+            guard let v = number(bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
             switch measure {
             case .elevation: fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
@@ -200,7 +210,8 @@ public struct CSVStream: TraceEventStream {
         if fix.timeWasZoneless { sawZoneless = true }
         if checksOrder, let t = fix.time {
             if let last = lastTime, t < last {
-                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", last)))
+                if lastTimeText?.time.bitPattern != last.bitPattern { lastTimeText = (last, FormattedTime(last)) }
+                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", lastTimeText?.text ?? FormattedTime(last), days: &days)))
             }
             lastTime = t
         }
@@ -398,15 +409,14 @@ struct CSVRecordReader {
             guard memchr(base + pos, Int32(UInt8(ascii: "\"")), newline - pos) == nil else { return nil }
             let line = UnsafeBufferPointer(rebasing: b[pos..<newline])
             record.bytes.append(contentsOf: line)
-            var fieldStart = 0
-            while let at = memchr(base + pos + fieldStart, Int32(delimiter), line.count - fieldStart) {
-                let i = UnsafeRawPointer(at) - UnsafeRawPointer(base + pos)
-                record.ranges.append(fieldStart..<i)
+            var fieldStart = pos
+            while let i = ByteSearch.firstIndex(of: delimiter, in: base, from: fieldStart, to: newline) {
+                record.ranges.append((fieldStart - pos)..<(i - pos))
                 fieldStart = i + 1
             }
-            var end = line.count
-            if end > fieldStart, line[end - 1] == 0x0D { end -= 1 }
-            record.ranges.append(fieldStart..<end)
+            var end = newline
+            if end > fieldStart, base[end - 1] == 0x0D { end -= 1 }
+            record.ranges.append((fieldStart - pos)..<(end - pos))
             return .complete(next: newline + 1, newlines: 1)
         }
     }

@@ -130,7 +130,7 @@ public struct GPXStream: TraceEventStream {
         switch point.kind {
         case .trkpt:
             if let t = point.fix.time, let last = lastSegmentTime, t < last {
-                return .rejected(Rejection(line: point.fix.line, reason: ISO8601Time.backwards(t, previous: "point", last)))
+                return .rejected(Rejection(line: point.fix.line, reason: ISO8601Time.backwards(t, previous: "point", FormattedTime(last))))
             }
             if let t = point.fix.time { lastSegmentTime = t }
             return .trackPoint(point.fix)

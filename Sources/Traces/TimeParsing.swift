@@ -47,6 +47,14 @@ public enum ISO8601Time {
         return parseUTC(b, from: start, to: end) ?? parseAnyLayout(b, from: start, to: end)
     }
 
+    /// `parse` for the layout `YYYY-MM-DDThh:mm:ss[.fff…]Z` only (nil for any other).
+    static func parseFixedLayout(_ b: UnsafeBufferPointer<UInt8>) -> Parsed? {
+        var start = 0, end = b.count
+        while start < end, isSpace(b[start]) { start += 1 }
+        while end > start, isSpace(b[end - 1]) { end -= 1 }
+        return parseUTC(b, from: start, to: end)
+    }
+
     /// What `parse` gives without its fast path (for the tests that hold the two to the same results).
     static func parseWithoutFastPath(_ bytes: [UInt8]) -> Parsed? {
         bytes.withUnsafeBufferPointer { b in
@@ -207,15 +215,21 @@ public enum ISO8601Time {
 
     /// "time T is before the previous NOUN's LAST", the reason a point whose time
     /// goes backwards is rejected, written in one go.
-    static func backwards(_ time: Double, previous noun: StaticString, _ last: Double) -> String {
+    /// (`last` comes formatted: a caller that rejects many rows against one time keeps it.)
+    static func backwards(_ time: Double, previous noun: StaticString, _ last: FormattedTime) -> String {
+        var days = CivilDayCache()
+        return backwards(time, previous: noun, last, days: &days)
+    }
+
+    static func backwards(_ time: Double, previous noun: StaticString, _ last: FormattedTime, days: inout CivilDayCache) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * ASCIIWriter.timeCapacity + 32 + noun.utf8CodeUnitCount) { out in
             var writer = ASCIIWriter(out)
             writer.put("time ")
-            writer.time(time)
+            writer.time(time, days: &days)
             writer.put(" is before the previous ")
             writer.put(noun)
             writer.put("'s ")
-            writer.time(last)
+            last.write(to: &writer)
             return writer.string
         }
     }
@@ -223,6 +237,11 @@ public enum ISO8601Time {
     /// What `format` writes of `seconds`: the date, the second of the day and the
     /// microseconds (rounded); nil when not finite or not within ±10^13 s.
     static func fields(_ seconds: Double) -> (year: Int, month: Int, day: Int, secondOfDay: Int, micros: Int)? {
+        var days = CivilDayCache()
+        return fields(seconds, days: &days)
+    }
+
+    static func fields(_ seconds: Double, days cache: inout CivilDayCache) -> (year: Int, month: Int, day: Int, secondOfDay: Int, micros: Int)? {
         guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
         let whole = seconds.rounded(.down)
         var micros = Int(((seconds - whole) * 1_000_000).rounded())
@@ -237,7 +256,7 @@ public enum ISO8601Time {
             rest += 86_400
             days -= 1
         }
-        let (y, m, d) = civilFromDays(days)
+        let (y, m, d) = cache.date(ofDay: days)
         return (y, m, d, rest, micros)
     }
 
@@ -252,6 +271,44 @@ public enum ISO8601Time {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
+
+/// The date of the day last converted, for a caller that formats many times of
+/// one day (a file's rows mostly are).
+struct CivilDayCache {
+    private var day = Int.min
+    private var date = (0, 0, 0)
+
+    mutating func date(ofDay day: Int) -> (Int, Int, Int) {
+        if day != self.day {
+            self.day = day
+            date = ISO8601Time.civilFromDays(day)
+        }
+        return date
+    }
+}
+
+/// A time as ``ISO8601Time/format(_:)`` writes it, held inline (no string, so
+/// keeping and copying it counts no references).
+struct FormattedTime {
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var count = 0
+
+    init(_ seconds: Double) {
+        count = withUnsafeMutableBytes(of: &storage) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { bytes in
+                var writer = ASCIIWriter(bytes)
+                writer.time(seconds)
+                return writer.written
+            }
+        }
+    }
+
+    func write(to writer: inout ASCIIWriter) {
+        withUnsafeBytes(of: storage) { raw in
+            for k in 0..<count { writer.put(raw[k]) }
+        }
     }
 }
 
@@ -271,6 +328,9 @@ struct ASCIIWriter {
     }
 
     var string: String { String(decoding: UnsafeBufferPointer(rebasing: out[0..<count]), as: UTF8.self) }
+
+    /// How many bytes have been written.
+    var written: Int { count }
 
     mutating func put(_ c: UInt8) {
         out[count] = c
@@ -315,7 +375,12 @@ struct ASCIIWriter {
 
     /// What ``ISO8601Time/format(_:)`` gives for `seconds`.
     mutating func time(_ seconds: Double) {
-        guard let (y, m, d, rest, micros) = ISO8601Time.fields(seconds) else {
+        var days = CivilDayCache()
+        time(seconds, days: &days)
+    }
+
+    mutating func time(_ seconds: Double, days: inout CivilDayCache) {
+        guard let (y, m, d, rest, micros) = ISO8601Time.fields(seconds, days: &days) else {
             put("invalid")
             return
         }
