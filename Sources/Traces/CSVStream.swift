@@ -156,6 +156,7 @@ public struct CSVStream: TraceEventStream {
     /// is before `lastTime` (which a point's time then advances). Static, and reading
     /// the fields in place (`all` is `record.bytes`): the stream is not copied, no
     /// field is retained, and the point is built where it is returned.
+    @inline(__always)
     private static func event(from record: CSVRecord, columns: CSVColumns,
                               checksOrder: Bool, lastTime: inout Double?, lastTimeText: inout (time: Double, text: FormattedTime)?,
                               days: inout CivilDayCache, sawZoneless: inout Bool) -> TraceEvent {

@@ -120,7 +120,14 @@ package struct XMLScanner {
     private static func copy(_ range: Range<Int>, of source: [UInt8], to target: inout [UInt8], appending: Bool = false) {
         if !appending && !target.isEmpty { target.removeAll(keepingCapacity: true) }
         guard !range.isEmpty else { return }
-        source.withUnsafeBufferPointer { target.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        source.withUnsafeBufferPointer { s in
+            if range.count <= 24 {
+                // A short run (most text in a trace is a number or a time) byte by byte.
+                for k in range { target.append(s[k]) }
+            } else {
+                target.append(contentsOf: UnsafeBufferPointer(rebasing: s[range]))
+            }
+        }
     }
 
     /// Index of the first `byte` in `bytes[from..<to]`, or nil.
@@ -415,7 +422,8 @@ package struct XMLScanner {
         source.withUnsafeBufferPointer { s in
             target.withUnsafeMutableBufferPointer { t in
                 guard let from = s.baseAddress, let to = t.baseAddress else { return }
-                (to + offset).update(from: from + range.lowerBound, count: range.count)
+                // Names are short: byte by byte costs less than a call to memmove.
+                for k in 0..<range.count { to[offset + k] = from[range.lowerBound + k] }
             }
         }
     }
