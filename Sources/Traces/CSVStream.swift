@@ -108,9 +108,7 @@ public struct CSVStream: TraceEventStream {
     private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
-    /// `lastTime` as text, kept while rows before it are rejected one after another.
-    private var lastTimeText: (time: Double, text: FormattedTime)?
-    private var days = CivilDayCache()
+    private var memo = RowMemo()
     private var started = false
     private var sawZoneless = false
     private var finished = false
@@ -145,8 +143,7 @@ public struct CSVStream: TraceEventStream {
         if finished { return nil }
         while try records.next(into: &record) {
             if record.isBlank { continue }
-            return Self.event(from: record, columns: columns, checksOrder: checksOrder, lastTime: &lastTime,
-                              lastTimeText: &lastTimeText, days: &days, sawZoneless: &sawZoneless)
+            return Self.event(from: record, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, memo: &memo, sawZoneless: &sawZoneless)
         }
         finished = true
         return sawZoneless ? .note("times without a zone were read as UTC") : nil
@@ -158,8 +155,7 @@ public struct CSVStream: TraceEventStream {
     /// field is retained, and the point is built where it is returned.
     @inline(__always)
     private static func event(from record: CSVRecord, columns: CSVColumns,
-                              checksOrder: Bool, lastTime: inout Double?, lastTimeText: inout (time: Double, text: FormattedTime)?,
-                              days: inout CivilDayCache, sawZoneless: inout Bool) -> TraceEvent {
+                              checksOrder: Bool, lastTime: inout Double?, memo: inout RowMemo, sawZoneless: inout Bool) -> TraceEvent {
         func reject(_ reason: String) -> TraceEvent { .rejected(Rejection(line: record.line, reason: reason)) }
         func field(_ i: Int) -> Range<Int>? { record.fieldRange(i) }
         /// `body` of the bytes of a field where they are.
@@ -187,7 +183,7 @@ public struct CSVStream: TraceEventStream {
             // A time in the fixed layout is no epoch number (it has a dash after four digits), so
             // it can be tried first.
             let time = read(bytes) { b -> ISO8601Time.Parsed? in
-                if let parsed = ISO8601Time.parseFixedLayout(b) { return parsed }
+                if let parsed = ISO8601Time.parseFixedLayout(b, dates: &memo.dates) { return parsed }
                 if let epoch = epochSeconds(b) { return ISO8601Time.Parsed(seconds: epoch, zoneless: false) }
                 return ISO8601Time.parse(b)
             }
@@ -211,13 +207,23 @@ public struct CSVStream: TraceEventStream {
         if fix.timeWasZoneless { sawZoneless = true }
         if checksOrder, let t = fix.time {
             if let last = lastTime, t < last {
-                if lastTimeText?.time.bitPattern != last.bitPattern { lastTimeText = (last, FormattedTime(last)) }
-                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", lastTimeText?.text ?? FormattedTime(last), days: &days)))
+                if memo.lastTimeText?.time.bitPattern != last.bitPattern { memo.lastTimeText = (last, FormattedTime(last)) }
+                let lastText = memo.lastTimeText?.text ?? FormattedTime(last)
+                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", lastText, days: &memo.days)))
             }
             lastTime = t
         }
         return .trackPoint(fix)
     }
+}
+
+/// What a CSV stream keeps from row to row to read the next faster: rows mostly
+/// share a date, and rows rejected for going back in time share the time they go back from.
+struct RowMemo {
+    /// The last time a point had, as text.
+    var lastTimeText: (time: Double, text: FormattedTime)?
+    var days = CivilDayCache()
+    var dates = DayNumberCache()
 }
 
 /// Epoch seconds from a number of seconds, milliseconds, microseconds or

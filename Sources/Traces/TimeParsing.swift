@@ -48,11 +48,12 @@ public enum ISO8601Time {
     }
 
     /// `parse` for the layout `YYYY-MM-DDThh:mm:ss[.fff…]Z` only (nil for any other).
-    static func parseFixedLayout(_ b: UnsafeBufferPointer<UInt8>) -> Parsed? {
+    /// (`dates` keeps the day number of the last valid date read, for a reader whose times mostly fall on one day.)
+    static func parseFixedLayout(_ b: UnsafeBufferPointer<UInt8>, dates: inout DayNumberCache) -> Parsed? {
         var start = 0, end = b.count
         while start < end, isSpace(b[start]) { start += 1 }
         while end > start, isSpace(b[end - 1]) { end -= 1 }
-        return parseUTC(b, from: start, to: end)
+        return parseUTC(b, from: start, to: end, dates: &dates)
     }
 
     /// What `parse` gives without its fast path (for the tests that hold the two to the same results).
@@ -136,6 +137,11 @@ public enum ISO8601Time {
     /// fixed offsets; nil for anything else, which the general parser then reads.
     /// Checks and arithmetic are the general parser's, so the result is the same.
     private static func parseUTC(_ b: UnsafeBufferPointer<UInt8>, from s: Int, to end: Int) -> Parsed? {
+        var dates = DayNumberCache()
+        return parseUTC(b, from: s, to: end, dates: &dates)
+    }
+
+    private static func parseUTC(_ b: UnsafeBufferPointer<UInt8>, from s: Int, to end: Int, dates: inout DayNumberCache) -> Parsed? {
         guard end - s >= 20 else { return nil }
         @inline(__always) func digit(_ k: Int) -> Int? {
             let d = b[s + k] &- 0x30
@@ -153,7 +159,14 @@ public enum ISO8601Time {
               let century = pair(0), let yy = pair(2), let month = pair(5), let day = pair(8),
               let hour = pair(11), let minute = pair(14), let second = pair(17) else { return nil }
         let year = century * 100 + yy
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
+        let days: Int
+        if let known = dates.days(year, month, day) {
+            days = known
+        } else {
+            guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
+            days = daysFromCivil(year, month, day)
+            dates.keep(year, month, day, days)
+        }
         guard hour <= 24, minute <= 59, second < 61 else { return nil }
         if hour == 24 && (minute != 0 || second != 0) { return nil }
         var fraction = 0.0
@@ -176,7 +189,6 @@ public enum ISO8601Time {
             guard count > 0 else { return nil }
             fraction = micros.rounded() / 1_000_000
         }
-        let days = daysFromCivil(year, month, day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60) + Double(second) + fraction
         return Parsed(seconds: seconds, zoneless: false)
     }
@@ -271,6 +283,19 @@ public enum ISO8601Time {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
+
+/// The day number of the last valid date read (see ``ISO8601Time/parseFixedLayout(_:dates:)``).
+struct DayNumberCache {
+    private var year = Int.min, month = 0, day = 0, number = 0
+
+    func days(_ year: Int, _ month: Int, _ day: Int) -> Int? {
+        year == self.year && month == self.month && day == self.day ? number : nil
+    }
+
+    mutating func keep(_ year: Int, _ month: Int, _ day: Int, _ number: Int) {
+        (self.year, self.month, self.day, self.number) = (year, month, day, number)
     }
 }
 

@@ -109,12 +109,23 @@ struct FastPathTests {
             text += pick(["Z", "Z", "Z", "z", "", "+01:00", "-0530", "Zx", " ", "5Z"])
             texts.append(text)
         }
+        // Runs of times on a few dates, valid and not, for the day numbers a CSV stream keeps.
+        for _ in 0..<2_000 {
+            texts.append(pick(["2024-02-28", "2024-02-29", "2023-02-29", "2024-13-01", "2024-04-31", "2024-04-30"]) + "T"
+                + number(0...24, width: 2) + ":" + number(0...59, width: 2) + ":" + number(0...60, width: 2) + pick(["Z", ".5Z", "+01:00"]))
+        }
         var mismatches: [String] = []
+        var dates = DayNumberCache()
         for text in texts {
             let bytes = Array(text.utf8)
             let fast = ISO8601Time.parse(bytes), general = ISO8601Time.parseWithoutFastPath(bytes)
             if fast?.seconds.bitPattern != general?.seconds.bitPattern || fast?.zoneless != general?.zoneless {
                 mismatches.append("\(text): \(String(describing: fast)) != \(String(describing: general))")
+            }
+            // The fixed layout alone, with the day numbers kept from text to text: what it reads, the general parser reads alike.
+            if let fixed = bytes.withUnsafeBufferPointer({ ISO8601Time.parseFixedLayout($0, dates: &dates) }),
+               fixed.seconds.bitPattern != general?.seconds.bitPattern || fixed.zoneless != general?.zoneless {
+                mismatches.append("\(text) (fixed layout): \(fixed) != \(String(describing: general))")
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
