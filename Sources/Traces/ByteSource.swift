@@ -35,6 +35,10 @@ public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
 package final class ByteSource {
     static let chunkSize = 1 << 20
 
+    /// How many bytes of a plain file one read takes (`chunkSize`; tests make it
+    /// small to put chunk boundaries everywhere).
+    private let readSize: Int
+
     private let handle: FileHandle?
     private var data: Data?
     private(set) var atEnd = false
@@ -48,6 +52,8 @@ package final class ByteSource {
     private(set) var path: String
     /// Bytes of an incomplete UTF-8 sequence held back to the next chunk.
     private var pending: [UInt8] = []
+    /// Where a plain file's chunks are read to, reused.
+    private var scratch: [UInt8] = []
     /// Absolute position bookkeeping for error locations found while validating.
     private var line = 1
     private var lineStart = 0
@@ -58,8 +64,9 @@ package final class ByteSource {
     private var stored: Int64 = 0
 
     /// Opens `path` for streaming; a directory or a missing file is `.unreadable`.
-    package init(path: String, progress: ReadProgress.Observer? = nil) throws(TraceError) {
+    package init(path: String, progress: ReadProgress.Observer? = nil, readSize: Int = ByteSource.chunkSize) throws(TraceError) {
         self.path = path
+        self.readSize = max(1, readSize)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceError(.unreadable, file: path, reason: "no such file")
@@ -78,6 +85,7 @@ package final class ByteSource {
     /// Serves bytes already in memory.
     init(bytes: Data, name: String) {
         path = name
+        readSize = Self.chunkSize
         handle = nil
         data = bytes
         observer = nil
@@ -89,12 +97,34 @@ package final class ByteSource {
 
     /// The next chunk of checked UTF-8, or nil at the end of the file.
     func nextChunk() throws(TraceError) -> [UInt8]? {
-        guard !atEnd else { return nil }
+        var bytes: [UInt8] = []
+        return try appendChunk(to: &bytes) ? bytes : nil
+    }
+
+    /// Appends the next chunk of checked UTF-8 to `out` (nothing on error);
+    /// false at the end of the file.
+    func appendChunk(to out: inout [UInt8]) throws(TraceError) -> Bool {
+        guard !atEnd else { return false }
+        if pending.isEmpty, offset > 0, !latin1, member == nil, inflater == nil, let handle {
+            // A plain file past its first chunk: read straight into `scratch`, check it there
+            // and copy what is complete once.
+            let count = try readStored(from: handle)
+            if count == 0 {
+                atEnd = true
+                return false
+            }
+            let valid = try scratch.withUnsafeBufferPointer { (b) throws(TraceError) -> Int in
+                try validate(UnsafeBufferPointer(rebasing: b[0..<count]))
+            }
+            out.append(contentsOf: scratch[0..<valid])
+            if valid < count { pending.append(contentsOf: scratch[valid..<count]) }
+            return true
+        }
         var raw = try readText()
         if raw.isEmpty {
             atEnd = true
             if !pending.isEmpty { throw locate(at: offset, "invalid UTF-8: the file ends inside a multi-byte character") }
-            return nil
+            return false
         }
         if offset == 0 && pending.isEmpty {
             try sniffEncoding(&raw)
@@ -114,12 +144,41 @@ package final class ByteSource {
         } else {
             bytes.append(contentsOf: raw)
         }
-        let valid = try validate(&bytes)
-        if valid < bytes.count {
-            pending.append(contentsOf: bytes[valid...])
-            bytes.removeSubrange(valid...)
+        let valid = try bytes.withUnsafeBufferPointer { (b) throws(TraceError) -> Int in try validate(b) }
+        out.append(contentsOf: bytes[0..<valid])
+        if valid < bytes.count { pending.append(contentsOf: bytes[valid...]) }
+        return true
+    }
+
+    /// Reads the next chunk of a plain file into `scratch` with read(2), as many
+    /// bytes as a chunk holds unless the file ends first; returns the count.
+    private func readStored(from handle: FileHandle) throws(TraceError) -> Int {
+        if scratch.count < readSize { scratch = [UInt8](repeating: 0, count: readSize) }
+        let descriptor = handle.fileDescriptor
+        var count = 0
+        var failure: Int32 = 0
+        scratch.withUnsafeMutableBytes { b in
+            guard let start = b.baseAddress else { return }
+            while count < readSize {
+                let n = read(descriptor, start + count, readSize - count)
+                if n > 0 {
+                    count += n
+                } else if n == 0 {
+                    break
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
         }
-        return bytes
+        if failure != 0 {
+            throw TraceError(.unreadable, file: path, reason: "read failed: \(String(cString: strerror(failure)))")
+        }
+        if let observer, count > 0 {
+            stored += Int64(count)
+            observer(stored, max(size, stored))
+        }
+        return count
     }
 
     /// The next chunk of the file as stored.
@@ -129,7 +188,7 @@ package final class ByteSource {
             return data ?? Data()
         }
         do {
-            let chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+            let chunk = try handle.read(upToCount: readSize) ?? Data()
             if let observer, !chunk.isEmpty {
                 stored += Int64(chunk.count)
                 observer(stored, max(size, stored))
@@ -203,14 +262,27 @@ package final class ByteSource {
 
     /// Checks UTF-8 and NUL; returns how many bytes are complete (an incomplete
     /// sequence at the very end waits for the next chunk).
-    private func validate(_ bytes: inout [UInt8]) throws(TraceError) -> Int {
-        let n = bytes.count
+    private func validate(_ b: UnsafeBufferPointer<UInt8>) throws(TraceError) -> Int {
+        let n = b.count
         var i = 0
         var error: (Int, String)?
         var line = self.line, lineStart = self.lineStart
         let offset = self.offset
-        bytes.withUnsafeBufferPointer { b in
-            while i < n {
+        scan: while i < n {
+            // Eight bytes at a time while they are all printable ASCII (0x20...0x7F): no byte
+            // with its high bit set and none below 0x20 (the classic "has less than" test).
+            if let base = b.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while i + 8 <= n {
+                    let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let special = (word | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+                    if special != 0 { break }
+                    i += 8
+                }
+            }
+            // Then byte by byte up to and through the next special byte.
+            let stop = min(n, i + 8)
+            while i < stop {
                 let c = b[i]
                 if c >= 0x20 && c < 0x80 {
                     i += 1
@@ -228,7 +300,7 @@ package final class ByteSource {
                 }
                 if c < 0x20 {
                     error = (i, c == 0 ? "NUL byte in the file" : "control character 0x\(String(c, radix: 16)) in the file")
-                    return
+                    break scan
                 }
                 let length: Int
                 switch c {
@@ -237,18 +309,18 @@ package final class ByteSource {
                 case 0xF0...0xF4: length = 4
                 default:
                     error = (i, "invalid UTF-8 byte 0x\(String(c, radix: 16, uppercase: true))")
-                    return
+                    break scan
                 }
-                if i + length > n { return }
+                if i + length > n { break scan }
                 for k in 1..<length where b[i + k] & 0xC0 != 0x80 {
                     error = (i, "invalid UTF-8 sequence")
-                    return
+                    break scan
                 }
                 // Overlong, surrogate and out-of-range forms.
                 if (c == 0xE0 && b[i + 1] < 0xA0) || (c == 0xED && b[i + 1] > 0x9F)
                     || (c == 0xF0 && b[i + 1] < 0x90) || (c == 0xF4 && b[i + 1] > 0x8F) {
                     error = (i, "invalid UTF-8 sequence")
-                    return
+                    break scan
                 }
                 i += length
             }

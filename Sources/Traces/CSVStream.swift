@@ -1,3 +1,4 @@
+import Foundation
 import Geodesy
 
 /// Which CSV column holds what. Found from the header with the usual
@@ -46,6 +47,25 @@ struct CSVColumns {
     var latitude = -1, longitude = -1, time = -1, elevation = -1, accuracy = -1, speed = -1, course = -1
     var verticalAccuracy = -1, name = -1
 
+    /// The optional numeric columns a row may hold.
+    enum Measure {
+        case elevation, accuracy, verticalAccuracy, speed, course
+
+        /// How a bad value is named in a rejection.
+        var label: String {
+            switch self {
+            case .elevation: "elevation"
+            case .accuracy: "accuracy"
+            case .verticalAccuracy: "vertical accuracy"
+            case .speed: "speed"
+            case .course: "course"
+            }
+        }
+    }
+
+    /// The numeric columns the header has, in the order a row's values are checked.
+    private(set) var measures: [(index: Int, measure: Measure)] = []
+
     init(header: [String], mapping: CSVColumnMapping, file: String) throws(TraceError) {
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         func index(_ explicit: String?, _ aliases: [String], _ what: String) throws(TraceError) -> Int {
@@ -68,6 +88,8 @@ struct CSVColumns {
         course = try index(mapping.course, a[6], "course")
         verticalAccuracy = try index(mapping.verticalAccuracy, a[7], "vertical accuracy")
         name = try index(mapping.name, a[8], "name")
+        measures = [(elevation, .elevation), (accuracy, .accuracy), (verticalAccuracy, .verticalAccuracy), (speed, .speed), (course, .course)]
+            .filter { $0.index >= 0 }
         guard latitude >= 0, longitude >= 0 else {
             throw TraceError(.malformed, file: file, line: 1, column: 1,
                              reason: "the header names no \(latitude < 0 ? "latitude" : "longitude") column (looked for \(latitude < 0 ? "lat, latitude" : "lon, lng, long, longitude")): \(header.joined(separator: ","))")
@@ -86,6 +108,7 @@ public struct CSVStream: TraceEventStream {
     private var record = CSVRecord()
     private let columns: CSVColumns
     private var lastTime: Double?
+    private var memo = RowMemo()
     private var started = false
     private var sawZoneless = false
     private var finished = false
@@ -120,35 +143,35 @@ public struct CSVStream: TraceEventStream {
         if finished { return nil }
         while try records.next(into: &record) {
             if record.isBlank { continue }
-            switch fix(from: record) {
-            case .failure(let rejection):
-                return .rejected(rejection)
-            case .success(let fix):
-                if fix.timeWasZoneless { sawZoneless = true }
-                if checksOrder, let t = fix.time {
-                    if let last = lastTime, t < last {
-                        return .rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous row's \(ISO8601Time.format(last))"))
-                    }
-                    lastTime = t
-                }
-                return .trackPoint(fix)
-            }
+            return Self.event(from: record, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, memo: &memo, sawZoneless: &sawZoneless)
         }
         finished = true
         return sawZoneless ? .note("times without a zone were read as UTC") : nil
     }
 
-    private func fix(from record: CSVRecord) -> Result<Fix, Rejection> {
-        func reject(_ reason: String) -> Result<Fix, Rejection> { .failure(Rejection(line: record.line, reason: reason)) }
-        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-        guard let latText = record.field(columns.latitude) else {
+    /// The row's point, or why it is rejected: when `checksOrder`, a row whose time
+    /// is before `lastTime` (which a point's time then advances). Static, and reading
+    /// the fields in place (`all` is `record.bytes`): the stream is not copied, no
+    /// field is retained, and the point is built where it is returned.
+    @inline(__always)
+    private static func event(from record: CSVRecord, columns: CSVColumns,
+                              checksOrder: Bool, lastTime: inout Double?, memo: inout RowMemo, sawZoneless: inout Bool) -> TraceEvent {
+        func reject(_ reason: String) -> TraceEvent { .rejected(Rejection(line: record.line, reason: reason)) }
+        func field(_ i: Int) -> Range<Int>? { record.fieldRange(i) }
+        /// `body` of the bytes of a field where they are.
+        func read<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            record.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+        func text(_ range: Range<Int>) -> String { read(range) { String(decoding: $0, as: UTF8.self) } }
+        func number(_ range: Range<Int>) -> Double? { read(range) { parseNumber(buffer: $0) } }
+        guard let latText = field(columns.latitude) else {
             return reject(record.count <= columns.latitude ? "row has \(record.count) fields; no latitude" : "latitude is empty")
         }
-        guard let lonText = record.field(columns.longitude) else {
+        guard let lonText = field(columns.longitude) else {
             return reject(record.count <= columns.longitude ? "row has \(record.count) fields; no longitude" : "longitude is empty")
         }
-        guard let lat = parseNumber(latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
-        guard let lon = parseNumber(lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
+        guard let lat = number(latText) else { return reject("latitude \"\(text(latText))\" is not a number") }
+        guard let lon = number(lonText) else { return reject("longitude \"\(text(lonText))\" is not a number") }
         let coordinate: Coordinate
         do {
             coordinate = try Coordinate(latitude: lat, longitude: lon)
@@ -156,39 +179,58 @@ public struct CSVStream: TraceEventStream {
             return reject(error.description)
         }
         var fix = Fix(coordinate: coordinate, line: record.line)
-        if let bytes = record.field(columns.time) {
-            if let epoch = epochSeconds(bytes) {
-                fix.time = epoch
-            } else if let parsed = ISO8601Time.parse(bytes) {
-                fix.time = parsed.seconds
-                fix.timeWasZoneless = parsed.zoneless
-            } else {
-                return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number")
+        if let bytes = field(columns.time) {
+            // A time in the fixed layout is no epoch number (it has a dash after four digits), so
+            // it can be tried first.
+            let time = read(bytes) { b -> ISO8601Time.Parsed? in
+                if let parsed = ISO8601Time.parseFixedLayout(b, dates: &memo.dates) { return parsed }
+                if let epoch = epochSeconds(b) { return ISO8601Time.Parsed(seconds: epoch, zoneless: false) }
+                return ISO8601Time.parse(b)
             }
+            guard let time else { return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number") }
+            fix.time = time.seconds
+            fix.timeWasZoneless = time.zoneless
         }
-        fix.name = record.string(columns.name).flatMap { $0.isEmpty ? nil : $0 }
-        for (index, name) in [(columns.elevation, "elevation"), (columns.accuracy, "accuracy"), (columns.verticalAccuracy, "vertical accuracy"),
-                              (columns.speed, "speed"), (columns.course, "course")] where index >= 0 {
-            guard let bytes = record.field(index) else { continue }
-            guard let v = parseNumber(bytes), v.isFinite else { return reject("\(name) \"\(text(bytes))\" is not a number") }
-            switch name {
-            case "elevation": fix.elevation = v
+        fix.name = field(columns.name).map(text).flatMap { $0.isEmpty ? nil : $0 }
+        for (index, measure) in columns.measures {
+            guard let bytes = field(index) else { continue }
+            guard let v = number(bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
+            switch measure {
+            case .elevation: fix.elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
-            case "accuracy": fix.horizontalAccuracy = v > 0 ? v : nil
-            case "vertical accuracy": fix.verticalAccuracy = v
-            case "speed": fix.speed = v
-            default: fix.course = v
+            case .accuracy: fix.horizontalAccuracy = v > 0 ? v : nil
+            case .verticalAccuracy: fix.verticalAccuracy = v
+            case .speed: fix.speed = v
+            case .course: fix.course = v
             }
         }
-        return .success(fix)
+        if fix.timeWasZoneless { sawZoneless = true }
+        if checksOrder, let t = fix.time {
+            if let last = lastTime, t < last {
+                if memo.lastTimeText?.time.bitPattern != last.bitPattern { memo.lastTimeText = (last, FormattedTime(last)) }
+                let lastText = memo.lastTimeText?.text ?? FormattedTime(last)
+                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", lastText, days: &memo.days)))
+            }
+            lastTime = t
+        }
+        return .trackPoint(fix)
     }
+}
+
+/// What a CSV stream keeps from row to row to read the next faster: rows mostly
+/// share a date, and rows rejected for going back in time share the time they go back from.
+struct RowMemo {
+    /// The last time a point had, as text.
+    var lastTimeText: (time: Double, text: FormattedTime)?
+    var days = CivilDayCache()
+    var dates = DayNumberCache()
 }
 
 /// Epoch seconds from a number of seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude), kept to the microsecond. Whole
 /// numbers are split exactly, without a trip through a large double.
-func epochSeconds(_ bytes: ArraySlice<UInt8>) -> Double? {
-    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
+func epochSeconds<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
     if !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let parsed = Int64(String(decoding: digits, as: UTF8.self)) {
         var value = parsed
         if bytes.first == UInt8(ascii: "-") { value = -value }
@@ -217,12 +259,15 @@ struct CSVRecord {
     var count: Int { ranges.count }
 
     /// Field `i` without surrounding spaces, or nil when absent or empty.
-    func field(_ i: Int) -> ArraySlice<UInt8>? {
+    func field(_ i: Int) -> ArraySlice<UInt8>? { fieldRange(i).map { bytes[$0] } }
+
+    /// Where field `i` is in `bytes` without surrounding spaces, or nil when absent or empty.
+    func fieldRange(_ i: Int) -> Range<Int>? {
         guard i >= 0, i < ranges.count else { return nil }
         var r = ranges[i]
         while r.lowerBound < r.upperBound, bytes[r.lowerBound] == 0x20 || bytes[r.lowerBound] == 0x09 { r = (r.lowerBound + 1)..<r.upperBound }
         while r.upperBound > r.lowerBound, bytes[r.upperBound - 1] == 0x20 || bytes[r.upperBound - 1] == 0x09 { r = r.lowerBound..<(r.upperBound - 1) }
-        return r.isEmpty ? nil : bytes[r]
+        return r.isEmpty ? nil : r
     }
 
     func string(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
@@ -254,7 +299,7 @@ struct CSVRecordReader {
         guard buffer.count - pos < Self.maxRecordBytes else {
             throw TraceError(.malformed, file: source.path, line: line, column: 1, reason: "a CSV record longer than \(Self.maxRecordBytes >> 20) MiB")
         }
-        guard let chunk = try source.nextChunk() else {
+        guard try source.appendChunk(to: &buffer) else {
             exhausted = true
             return false
         }
@@ -262,7 +307,6 @@ struct CSVRecordReader {
             buffer.removeSubrange(0..<pos)
             pos = 0
         }
-        buffer.append(contentsOf: chunk)
         return true
     }
 
@@ -300,9 +344,10 @@ struct CSVRecordReader {
 
     /// Parses one record starting at `pos` from the buffer.
     private func parse(into record: inout CSVRecord, atEnd: Bool = false) -> Outcome {
-        record.bytes.removeAll(keepingCapacity: true)
-        record.ranges.removeAll(keepingCapacity: true)
+        if !record.bytes.isEmpty { record.bytes.removeAll(keepingCapacity: true) }
+        if !record.ranges.isEmpty { record.ranges.removeAll(keepingCapacity: true) }
         let delimiter = self.delimiter
+        if let outcome = parseUnquotedLine(into: &record) { return outcome }
         return buffer.withUnsafeBufferPointer { b in
             var i = pos
             var newlines = 0
@@ -356,6 +401,30 @@ struct CSVRecordReader {
             if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
             record.ranges.append(fieldStart..<end)
             return .complete(next: b.count, newlines: 0)
+        }
+    }
+
+    /// The common case at once: a whole line in the buffer with no quote in it. The
+    /// line is copied as it stands and its fields are the runs between delimiters
+    /// (what the general parser makes of such a line: it leaves the delimiters out
+    /// of `bytes`, which the ranges skip here). Nil for anything else.
+    private func parseUnquotedLine(into record: inout CSVRecord) -> Outcome? {
+        let delimiter = self.delimiter
+        return buffer.withUnsafeBufferPointer { b -> Outcome? in
+            guard let base = b.baseAddress, pos < b.count, let hit = memchr(base + pos, 0x0A, b.count - pos) else { return nil }
+            let newline = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            guard memchr(base + pos, Int32(UInt8(ascii: "\"")), newline - pos) == nil else { return nil }
+            let line = UnsafeBufferPointer(rebasing: b[pos..<newline])
+            record.bytes.append(contentsOf: line)
+            var fieldStart = pos
+            while let i = ByteSearch.firstIndex(of: delimiter, in: base, from: fieldStart, to: newline) {
+                record.ranges.append((fieldStart - pos)..<(i - pos))
+                fieldStart = i + 1
+            }
+            var end = newline
+            if end > fieldStart, base[end - 1] == 0x0D { end -= 1 }
+            record.ranges.append((fieldStart - pos)..<(end - pos))
+            return .complete(next: newline + 1, newlines: 1)
         }
     }
 

@@ -12,6 +12,8 @@ struct EventQueue {
         events.append(event)
     }
 
+    var isEmpty: Bool { index == events.count }
+
     /// The next event found, or nil when the reader must step again.
     mutating func take() -> TraceEvent? {
         guard index < events.count else { return nil }

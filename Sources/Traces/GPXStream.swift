@@ -13,8 +13,9 @@ import Geodesy
 public struct GPXStream: TraceEventStream {
     private var scanner: XMLScanner
     private var queue = EventQueue()
-    private var path: [String] = []
-    private var point: PointBuilder?
+    private var path: [GPXElement] = []
+    /// The point being read (open while its `depth` is above zero).
+    private var point = PointBuilder()
     private var lastSegmentTime: Double?
     private var metadataName: String?
     private var metadataDescription: String?
@@ -34,13 +35,15 @@ public struct GPXStream: TraceEventStream {
 
     public mutating func next() throws(TraceError) -> TraceEvent? {
         while true {
-            if let event = queue.take() { return event }
+            if !queue.isEmpty { return queue.take() }
             if done { return nil }
-            try step()
+            if try step() { return finish() }
         }
     }
 
-    private mutating func step() throws(TraceError) {
+    /// Reads one token; true when it closes a point, whose event `finish()` then
+    /// returns at once (the queue is empty then), any other event is queued.
+    private mutating func step() throws(TraceError) -> Bool {
         switch try scanner.next() {
         case .endOfDocument:
             done = true
@@ -49,178 +52,252 @@ public struct GPXStream: TraceEventStream {
             }
             if sawZoneless { queue.append(.note("times without a zone were read as UTC")) }
         case .start:
-            try start(scanner.name)
+            try start(GPXElement(key: scanner.nameKey))
         case .end:
-            try end(scanner.name)
+            return end(GPXElement(key: scanner.nameKey))
         }
+        return false
     }
 
-    private mutating func start(_ name: String) throws(TraceError) {
+    private mutating func start(_ name: GPXElement) throws(TraceError) {
         let depth = path.count
         path.append(name)
         if depth == 0 {
-            guard name == "gpx" else {
+            guard name == .gpx else {
                 throw TraceError(.malformed, file: scanner.fileName, line: scanner.line, column: scanner.column,
-                                 reason: "not a GPX file: the root element is <\(name)>, not <gpx>")
+                                 reason: "not a GPX file: the root element is <\(scanner.name)>, not <gpx>")
             }
             sawGPX = true
             creator = scanner.attribute("creator").map { trimmedString($0) }
             return
         }
-        if point != nil { return }
+        if point.isOpen { return }
         switch (name, depth) {
-        case ("trk", 1):
+        case (.trk, 1):
             queue.append(.beginTrack)
-        case ("trkseg", 2) where path[1] == "trk":
+        case (.trkseg, 2) where path[1] == .trk:
             lastSegmentTime = nil
             queue.append(.beginSegment)
-        case ("rte", 1):
+        case (.rte, 1):
             queue.append(.beginRoute)
-        case ("trkpt", 3) where path[1] == "trk" && path[2] == "trkseg",
-             ("rtept", 2) where path[1] == "rte",
-             ("wpt", 1):
-            point = PointBuilder(kind: name, depth: depth + 1, line: scanner.line, scanner: scanner)
+        case (.trkpt, 3) where path[1] == .trk && path[2] == .trkseg,
+             (.rtept, 2) where path[1] == .rte,
+             (.wpt, 1):
+            let latitude = scanner.withAttribute("lat") { AttributeNumber($0) }
+            let longitude = scanner.withAttribute("lon") { AttributeNumber($0) }
+            point.open(kind: name, depth: depth + 1, line: scanner.line, latitude: latitude, longitude: longitude)
         default:
             break
         }
     }
 
-    private mutating func end(_ name: String) throws(TraceError) {
+    private mutating func end(_ name: GPXElement) -> Bool {
         let depth = path.count
         _ = path.popLast()
         let text = scanner.text
-        if let pointDepth = point?.depth {
-            if depth == pointDepth, let builder = point.take() {
-                finish(builder)
-            } else {
-                point?.child(name, depth: depth, text: text)
+        if point.isOpen {
+            if depth == point.depth {
+                point.depth = 0
+                return true
             }
-            return
+            point.child(name, depth: depth, text: text)
+            return false
         }
         switch (name, depth) {
-        case ("name", 3) where path.last == "metadata", ("name", 2) where metadataName == nil:
+        case (.name, 3) where path.last == .metadata, (.name, 2) where metadataName == nil:
             metadataName = string(text)
-        case ("desc", 3) where path.last == "metadata", ("desc", 2) where metadataDescription == nil:
+        case (.desc, 3) where path.last == .metadata, (.desc, 2) where metadataDescription == nil:
             metadataDescription = string(text)
-        case ("name", 3) where path.last == "trk":
+        case (.name, 3) where path.last == .trk:
             queue.append(.trackName(string(text)))
-        case ("name", 3) where path.last == "rte":
+        case (.name, 3) where path.last == .rte:
             queue.append(.routeName(string(text)))
-        case ("gpx", 1):
+        case (.gpx, 1):
             queue.append(.metadata(name: metadataName, description: metadataDescription ?? creator.map { "created by \($0)" }))
         default:
             break
         }
+        return false
     }
 
     private func string(_ bytes: [UInt8]) -> String { trimmedString(bytes) }
 
-    private mutating func finish(_ builder: PointBuilder) {
-        switch builder.build() {
-        case .failure(let rejection):
-            queue.append(.rejected(rejection))
-        case .success(let fix):
-            if fix.timeWasZoneless { sawZoneless = true }
-            switch builder.kind {
-            case "trkpt":
-                if let t = fix.time, let last = lastSegmentTime, t < last {
-                    queue.append(.rejected(Rejection(line: fix.line, reason: "time \(ISO8601Time.format(t)) is before the previous point's \(ISO8601Time.format(last))")))
-                    return
-                }
-                if let t = fix.time { lastSegmentTime = t }
-                queue.append(.trackPoint(fix))
-            case "rtept":
-                queue.append(.routePoint(fix))
-            default:
-                queue.append(.waypoint(fix))
+    /// The event of the point just closed.
+    private mutating func finish() -> TraceEvent {
+        if let rejection = point.rejection { return .rejected(rejection) }
+        point.complete()
+        if point.fix.timeWasZoneless { sawZoneless = true }
+        switch point.kind {
+        case .trkpt:
+            if let t = point.fix.time, let last = lastSegmentTime, t < last {
+                return .rejected(Rejection(line: point.fix.line, reason: ISO8601Time.backwards(t, previous: "point", FormattedTime(last))))
             }
+            if let t = point.fix.time { lastSegmentTime = t }
+            return .trackPoint(point.fix)
+        case .rtept:
+            return .routePoint(point.fix)
+        default:
+            return .waypoint(point.fix)
         }
     }
 }
 
 
+/// A number attribute as read in place: absent, a number, or the (trimmed) text that is not one.
+private enum AttributeNumber {
+    case missing
+    case number(Double)
+    case invalid(String)
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>?) {
+        guard let bytes else {
+            self = .missing
+            return
+        }
+        if let value = parseNumber(buffer: bytes) { self = .number(value) } else { self = .invalid(trimmedString(bytes)) }
+    }
+}
+
 /// Collects one point's attributes and children as they arrive, parsing
-/// each value at once; the first bad value rejects the point.
+/// each value at once; the first bad value rejects the point. Kept in place in
+/// the stream (not as an optional) so that filling it in copies nothing.
 private struct PointBuilder {
-    let kind: String
-    let depth: Int
-    var fix: Fix?
-    var problem: String?
-    private var line: Int
+    private(set) var kind = GPXElement.other
+    /// The depth of the point's element; 0 when no point is open.
+    var depth = 0
+    /// The point so far; its coordinate is real only when `problem` is nil.
+    private(set) var fix = Fix(coordinate: Coordinate(computedLatitude: 0, longitude: 0), line: 0)
+    private var problem: String?
+    private var line = 0
     private var nestedSpeed: Double?
     private var nestedCourse: Double?
 
-    init(kind: String, depth: Int, line: Int, scanner: XMLScanner) {
+    var isOpen: Bool { depth > 0 }
+
+    /// Starts a point in place, from its element's `lat` and `lon` attributes.
+    mutating func open(kind: GPXElement, depth: Int, line: Int, latitude: AttributeNumber, longitude: AttributeNumber) {
         self.kind = kind
         self.depth = depth
         self.line = line
-        guard let latText = scanner.attribute("lat") else { problem = "\(kind) has no lat attribute"; return }
-        guard let lonText = scanner.attribute("lon") else { problem = "\(kind) has no lon attribute"; return }
-        guard let lat = parseNumber(latText) else { problem = "latitude \"\(trimmedString(latText))\" is not a number"; return }
-        guard let lon = parseNumber(lonText) else { problem = "longitude \"\(trimmedString(lonText))\" is not a number"; return }
+        problem = nil
+        nestedSpeed = nil
+        nestedCourse = nil
+        if case .missing = latitude { problem = "\(kind.rawValue) has no lat attribute"; return }
+        if case .missing = longitude { problem = "\(kind.rawValue) has no lon attribute"; return }
+        if case .invalid(let text) = latitude { problem = "latitude \"\(text)\" is not a number"; return }
+        if case .invalid(let text) = longitude { problem = "longitude \"\(text)\" is not a number"; return }
+        guard case .number(let lat) = latitude, case .number(let lon) = longitude else { return }
         do {
             fix = Fix(coordinate: try Coordinate(latitude: lat, longitude: lon), line: line)
         } catch {
+            // (`fix` keeps the last point's values; they are never read while `problem` is set.)
             problem = error.description
         }
     }
 
-    mutating func child(_ name: String, depth childDepth: Int, text: [UInt8]) {
-        guard problem == nil, fix != nil, !isBlank(text) else { return }
+    mutating func child(_ name: GPXElement, depth childDepth: Int, text: [UInt8]) {
+        guard problem == nil, !isBlank(text) else { return }
         if childDepth == depth + 1 {
             switch name {
-            case "time":
+            case .time:
                 guard let t = ISO8601Time.parse(text) else {
                     problem = "time \"\(trimmedString(text))\" is not an ISO 8601 date-time"
                     return
                 }
-                fix?.time = t.seconds
-                fix?.timeWasZoneless = t.zoneless
-            case "name": fix?.name = trimmedString(text)
-            case "desc": fix?.description = trimmedString(text)
-            case "fix": fix?.fixType = trimmedString(text)
-            case "ele", "hdop", "vdop", "pdop", "sat", "speed", "course":
+                fix.time = t.seconds
+                fix.timeWasZoneless = t.zoneless
+            case .name: fix.name = trimmedString(text)
+            case .desc: fix.description = trimmedString(text)
+            case .fix: fix.fixType = trimmedString(text)
+            case .ele, .hdop, .vdop, .pdop, .sat, .speed, .course:
                 guard let v = number(name, text) else { return }
                 switch name {
-                case "ele": fix?.elevation = v
-                case "hdop": fix?.hdop = v
-                case "vdop": fix?.vdop = v
-                case "pdop": fix?.pdop = v
-                case "sat": fix?.satellites = Int(exactly: v.rounded())
-                case "speed": fix?.speed = v
-                default: fix?.course = v
+                case .ele: fix.elevation = v
+                case .hdop: fix.hdop = v
+                case .vdop: fix.vdop = v
+                case .pdop: fix.pdop = v
+                case .sat: fix.satellites = Int(exactly: v.rounded())
+                case .speed: fix.speed = v
+                default: fix.course = v
                 }
             default: break
             }
         } else if childDepth > depth + 1 {
             // Extensions: Apple Health (speed, course, hAcc, vAcc), Garmin TrackPointExtension (speed, course).
             switch name {
-            case "speed", "course", "bearing", "hAcc", "hacc", "vAcc", "vacc":
+            case .speed, .course, .bearing, .hAcc, .hacc, .vAcc, .vacc:
                 guard let v = number(name, text) else { return }
                 switch name {
-                case "speed": nestedSpeed = nestedSpeed ?? v
-                case "course", "bearing": nestedCourse = nestedCourse ?? v
-                case "hAcc", "hacc": if fix?.horizontalAccuracy == nil { fix?.horizontalAccuracy = v }
-                default: if fix?.verticalAccuracy == nil { fix?.verticalAccuracy = v }
+                case .speed: nestedSpeed = nestedSpeed ?? v
+                case .course, .bearing: nestedCourse = nestedCourse ?? v
+                case .hAcc, .hacc: if fix.horizontalAccuracy == nil { fix.horizontalAccuracy = v }
+                default: if fix.verticalAccuracy == nil { fix.verticalAccuracy = v }
                 }
             default: break
             }
         }
     }
 
-    private mutating func number(_ name: String, _ text: [UInt8]) -> Double? {
+    private mutating func number(_ name: GPXElement, _ text: [UInt8]) -> Double? {
         guard let v = parseNumber(text), v.isFinite else {
-            problem = "\(name) \"\(trimmedString(text))\" is not a number"
+            problem = "\(name.rawValue) \"\(trimmedString(text))\" is not a number"
             return nil
         }
         return v
     }
 
-    func build() -> Result<Fix, Rejection> {
-        guard var fix, problem == nil else { return .failure(Rejection(line: line, reason: problem ?? "no position")) }
+    /// Why the point is rejected, if it is.
+    var rejection: Rejection? { problem.map { Rejection(line: line, reason: $0) } }
+
+    /// Completes `fix` once the point's element has closed (and it is not rejected).
+    mutating func complete() {
         // A GPX 1.0 <speed> or <course> element wins over an extension's.
         fix.speed = fix.speed ?? nestedSpeed
         fix.course = fix.course ?? nestedCourse
-        return .success(fix)
+    }
+}
+
+/// The GPX elements the reader acts on, told from an element's local name
+/// without making a string of it; any other name is `.other`.
+enum GPXElement: String, CaseIterable {
+    case gpx, metadata, trk, trkseg, rte, trkpt, rtept, wpt
+    case name, desc, time, fix, ele, hdop, vdop, pdop, sat, speed, course, bearing, hAcc, hacc, vAcc, vacc
+    case other = ""
+
+    init(_ name: UnsafeBufferPointer<UInt8>) {
+        self.init(key: name.baseAddress.map { ByteSearch.packedName($0, count: name.count) } ?? 0)
+    }
+
+    /// From the name's bytes, at most eight, packed little-endian into one integer
+    /// and matched at once (names hold no NUL byte, so the packing is unambiguous;
+    /// the constants are the names so packed, which the tests check).
+    init(key: UInt64) {
+        switch key {
+        case 0x787067: self = .gpx
+        case 0x6174_6164_6174_656D: self = .metadata
+        case 0x6B7274: self = .trk
+        case 0x6765_736B_7274: self = .trkseg
+        case 0x657472: self = .rte
+        case 0x74_706B_7274: self = .trkpt
+        case 0x74_7065_7472: self = .rtept
+        case 0x747077: self = .wpt
+        case 0x656D_616E: self = .name
+        case 0x6373_6564: self = .desc
+        case 0x656D_6974: self = .time
+        case 0x786966: self = .fix
+        case 0x656C65: self = .ele
+        case 0x706F_6468: self = .hdop
+        case 0x706F_6476: self = .vdop
+        case 0x706F_6470: self = .pdop
+        case 0x746173: self = .sat
+        case 0x64_6565_7073: self = .speed
+        case 0x6573_7275_6F63: self = .course
+        case 0x67_6E69_7261_6562: self = .bearing
+        case 0x6363_4168: self = .hAcc
+        case 0x6363_6168: self = .hacc
+        case 0x6363_4176: self = .vAcc
+        case 0x6363_6176: self = .vacc
+        default: self = .other
+        }
     }
 }

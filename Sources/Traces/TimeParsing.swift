@@ -44,6 +44,30 @@ public enum ISO8601Time {
         var start = 0, end = b.count
         while start < end, isSpace(b[start]) { start += 1 }
         while end > start, isSpace(b[end - 1]) { end -= 1 }
+        return parseUTC(b, from: start, to: end) ?? parseAnyLayout(b, from: start, to: end)
+    }
+
+    /// `parse` for the layout `YYYY-MM-DDThh:mm:ss[.fff…]Z` only (nil for any other).
+    /// (`dates` keeps the day number of the last valid date read, for a reader whose times mostly fall on one day.)
+    static func parseFixedLayout(_ b: UnsafeBufferPointer<UInt8>, dates: inout DayNumberCache) -> Parsed? {
+        var start = 0, end = b.count
+        while start < end, isSpace(b[start]) { start += 1 }
+        while end > start, isSpace(b[end - 1]) { end -= 1 }
+        return parseUTC(b, from: start, to: end, dates: &dates)
+    }
+
+    /// What `parse` gives without its fast path (for the tests that hold the two to the same results).
+    static func parseWithoutFastPath(_ bytes: [UInt8]) -> Parsed? {
+        bytes.withUnsafeBufferPointer { b in
+            var start = 0, end = b.count
+            while start < end, isSpace(b[start]) { start += 1 }
+            while end > start, isSpace(b[end - 1]) { end -= 1 }
+            return parseAnyLayout(b, from: start, to: end)
+        }
+    }
+
+    /// Every layout `parse` reads, field by field.
+    private static func parseAnyLayout(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Parsed? {
         var cursor = Cursor(b: b, i: start, end: end)
         func digits(_ n: Int) -> Int? { cursor.digits(n) }
         func take(_ c: UInt8) -> Bool { cursor.take(c) }
@@ -109,6 +133,66 @@ public enum ISO8601Time {
         return Parsed(seconds: seconds, zoneless: zoneless)
     }
 
+    /// The layout trace files write most, `YYYY-MM-DDThh:mm:ss[.fff…]Z`, read at
+    /// fixed offsets; nil for anything else, which the general parser then reads.
+    /// Checks and arithmetic are the general parser's, so the result is the same.
+    private static func parseUTC(_ b: UnsafeBufferPointer<UInt8>, from s: Int, to end: Int) -> Parsed? {
+        var dates = DayNumberCache()
+        return parseUTC(b, from: s, to: end, dates: &dates)
+    }
+
+    private static func parseUTC(_ b: UnsafeBufferPointer<UInt8>, from s: Int, to end: Int, dates: inout DayNumberCache) -> Parsed? {
+        guard end - s >= 20 else { return nil }
+        @inline(__always) func digit(_ k: Int) -> Int? {
+            let d = b[s + k] &- 0x30
+            return d <= 9 ? Int(d) : nil
+        }
+        @inline(__always) func pair(_ k: Int) -> Int? {
+            guard let high = digit(k), let low = digit(k + 1) else { return nil }
+            return high * 10 + low
+        }
+        let separator = b[s + 10]
+        guard b[s + 4] == UInt8(ascii: "-"), b[s + 7] == UInt8(ascii: "-"),
+              separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " "),
+              b[s + 13] == UInt8(ascii: ":"), b[s + 16] == UInt8(ascii: ":"),
+              b[end - 1] == UInt8(ascii: "Z") || b[end - 1] == UInt8(ascii: "z"),
+              let century = pair(0), let yy = pair(2), let month = pair(5), let day = pair(8),
+              let hour = pair(11), let minute = pair(14), let second = pair(17) else { return nil }
+        let year = century * 100 + yy
+        let days: Int
+        if let known = dates.days(year, month, day) {
+            days = known
+        } else {
+            guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
+            days = daysFromCivil(year, month, day)
+            dates.keep(year, month, day, days)
+        }
+        guard hour <= 24, minute <= 59, second < 61 else { return nil }
+        if hour == 24 && (minute != 0 || second != 0) { return nil }
+        var fraction = 0.0
+        var i = s + 19
+        if i < end - 1 {
+            guard b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
+            // As the general parser: kept to the microsecond.
+            var micros = 0.0
+            var scale = 100_000.0
+            var count = 0
+            while i < end - 1 {
+                let d = b[i] &- 0x30
+                guard d <= 9 else { return nil }
+                micros += Double(d) * scale
+                scale /= 10
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            fraction = micros.rounded() / 1_000_000
+        }
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60) + Double(second) + fraction
+        return Parsed(seconds: seconds, zoneless: false)
+    }
+
     public static func parse(_ string: String) -> Parsed? { parse(Array(string.utf8)) }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
@@ -131,8 +215,46 @@ public enum ISO8601Time {
 
     /// `YYYY-MM-DDThh:mm:ss[.ffffff]Z`: microseconds, trailing zeros dropped,
     /// so that parsing the text gives back the same number for times read from files.
+    /// (Each field is zero-padded to its width as `String(v)` would be: a year
+    /// before 0 keeps its sign after the padding, as it always has.)
     public static func format(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 1e13 else { return "invalid" }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ASCIIWriter.timeCapacity) { out in
+            var writer = ASCIIWriter(out)
+            writer.time(seconds)
+            return writer.string
+        }
+    }
+
+    /// "time T is before the previous NOUN's LAST", the reason a point whose time
+    /// goes backwards is rejected, written in one go.
+    /// (`last` comes formatted: a caller that rejects many rows against one time keeps it.)
+    static func backwards(_ time: Double, previous noun: StaticString, _ last: FormattedTime) -> String {
+        var days = CivilDayCache()
+        return backwards(time, previous: noun, last, days: &days)
+    }
+
+    static func backwards(_ time: Double, previous noun: StaticString, _ last: FormattedTime, days: inout CivilDayCache) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * ASCIIWriter.timeCapacity + 32 + noun.utf8CodeUnitCount) { out in
+            var writer = ASCIIWriter(out)
+            writer.put("time ")
+            writer.time(time, days: &days)
+            writer.put(" is before the previous ")
+            writer.put(noun)
+            writer.put("'s ")
+            last.write(to: &writer)
+            return writer.string
+        }
+    }
+
+    /// What `format` writes of `seconds`: the date, the second of the day and the
+    /// microseconds (rounded); nil when not finite or not within ±10^13 s.
+    static func fields(_ seconds: Double) -> (year: Int, month: Int, day: Int, secondOfDay: Int, micros: Int)? {
+        var days = CivilDayCache()
+        return fields(seconds, days: &days)
+    }
+
+    static func fields(_ seconds: Double, days cache: inout CivilDayCache) -> (year: Int, month: Int, day: Int, secondOfDay: Int, micros: Int)? {
+        guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
         let whole = seconds.rounded(.down)
         var micros = Int(((seconds - whole) * 1_000_000).rounded())
         var total = Int(whole)
@@ -146,18 +268,8 @@ public enum ISO8601Time {
             rest += 86_400
             days -= 1
         }
-        let (y, m, d) = civilFromDays(days)
-        func pad(_ v: Int, _ n: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, n - t.count)) + t
-        }
-        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rest / 3600, 2)):\(pad((rest / 60) % 60, 2)):\(pad(rest % 60, 2))"
-        if micros > 0 {
-            var fraction = pad(micros, 6)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
-        }
-        return text + "Z"
+        let (y, m, d) = cache.date(ofDay: days)
+        return (y, m, d, rest, micros)
     }
 
     static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
@@ -174,13 +286,168 @@ public enum ISO8601Time {
     }
 }
 
+/// The day number of the last valid date read (see ``ISO8601Time/parseFixedLayout(_:dates:)``).
+struct DayNumberCache {
+    private var year = Int.min, month = 0, day = 0, number = 0
+
+    func days(_ year: Int, _ month: Int, _ day: Int) -> Int? {
+        year == self.year && month == self.month && day == self.day ? number : nil
+    }
+
+    mutating func keep(_ year: Int, _ month: Int, _ day: Int, _ number: Int) {
+        (self.year, self.month, self.day, self.number) = (year, month, day, number)
+    }
+}
+
+/// The date of the day last converted, for a caller that formats many times of
+/// one day (a file's rows mostly are).
+struct CivilDayCache {
+    private var day = Int.min
+    private var date = (0, 0, 0)
+
+    mutating func date(ofDay day: Int) -> (Int, Int, Int) {
+        if day != self.day {
+            self.day = day
+            date = ISO8601Time.civilFromDays(day)
+        }
+        return date
+    }
+}
+
+/// A time as ``ISO8601Time/format(_:)`` writes it, held inline (no string, so
+/// keeping and copying it counts no references).
+struct FormattedTime {
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var count = 0
+
+    init(_ seconds: Double) {
+        count = withUnsafeMutableBytes(of: &storage) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { bytes in
+                var writer = ASCIIWriter(bytes)
+                writer.time(seconds)
+                return writer.written
+            }
+        }
+    }
+
+    func write(to writer: inout ASCIIWriter) {
+        withUnsafeBytes(of: storage) { raw in
+            for k in 0..<count { writer.put(raw[k]) }
+        }
+    }
+}
+
+/// Writes ASCII text into a buffer the caller sizes; a struct with no captured
+/// state, so that writing a byte is a store and an increment.
+struct ASCIIWriter {
+    /// Room enough for any time `time(_:)` writes: a year of up to 7 characters
+    /// (|seconds| < 10^13), 15 more for the rest of the date and the time of day,
+    /// 7 of fraction and the Z.
+    static let timeCapacity = 32
+
+    private let out: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+
+    init(_ out: UnsafeMutableBufferPointer<UInt8>) {
+        self.out = out
+    }
+
+    var string: String { String(decoding: UnsafeBufferPointer(rebasing: out[0..<count]), as: UTF8.self) }
+
+    /// How many bytes have been written.
+    var written: Int { count }
+
+    mutating func put(_ c: UInt8) {
+        out[count] = c
+        count += 1
+    }
+
+    mutating func put(_ text: StaticString) {
+        text.withUTF8Buffer { for c in $0 { put(c) } }
+    }
+
+    /// `v` zero-padded to `width` characters as `String(v)` with zeros in front.
+    mutating func pad(_ v: Int, _ width: Int) {
+        // The common cases digit by digit: months, days, hours, minutes, seconds and years 0...9999.
+        if width == 2 && v >= 0 && v < 100 {
+            put(UInt8(truncatingIfNeeded: v / 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v % 10) + 0x30)
+            return
+        }
+        if width == 4 && v >= 0 && v < 10_000 {
+            put(UInt8(truncatingIfNeeded: v / 1000) + 0x30)
+            put(UInt8(truncatingIfNeeded: v / 100 % 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v / 10 % 10) + 0x30)
+            put(UInt8(truncatingIfNeeded: v % 10) + 0x30)
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var length = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = v.magnitude
+            repeat {
+                buffer[length] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+                length += 1
+            } while magnitude > 0
+        }
+        for _ in 0..<max(0, width - length - (v < 0 ? 1 : 0)) { put(UInt8(ascii: "0")) }
+        if v < 0 { put(UInt8(ascii: "-")) }
+        withUnsafeBytes(of: digits) { buffer in
+            for k in stride(from: length - 1, through: 0, by: -1) { put(buffer[k]) }
+        }
+    }
+
+    /// What ``ISO8601Time/format(_:)`` gives for `seconds`.
+    mutating func time(_ seconds: Double) {
+        var days = CivilDayCache()
+        time(seconds, days: &days)
+    }
+
+    mutating func time(_ seconds: Double, days: inout CivilDayCache) {
+        guard let (y, m, d, rest, micros) = ISO8601Time.fields(seconds, days: &days) else {
+            put("invalid")
+            return
+        }
+        pad(y, 4)
+        put(UInt8(ascii: "-"))
+        pad(m, 2)
+        put(UInt8(ascii: "-"))
+        pad(d, 2)
+        put(UInt8(ascii: "T"))
+        pad(rest / 3600, 2)
+        put(UInt8(ascii: ":"))
+        pad((rest / 60) % 60, 2)
+        put(UInt8(ascii: ":"))
+        pad(rest % 60, 2)
+        if micros > 0 {
+            put(UInt8(ascii: "."))
+            var fraction = micros
+            var width = 6
+            while fraction % 10 == 0 {
+                fraction /= 10
+                width -= 1
+            }
+            pad(fraction, width)
+        }
+        put(UInt8(ascii: "Z"))
+    }
+}
+
 /// A decimal number from bytes (surrounding whitespace allowed); nil when
 /// the text is not plain decimal notation: no "nan", "inf" or hexadecimal.
-/// Typical coordinates take the exact fast path (at most 19 significant
-/// digits and a power of ten within 10^±22: one correctly rounded operation);
-/// anything else goes to the standard library's correctly rounded parser.
-func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8, C.Index == Int {
-    var start = bytes.startIndex, end = bytes.endIndex
+/// Typical coordinates take the exact fast path (at most 19 digits making an
+/// integer of at most 2^53, and a power of ten within 10^±22: one correctly
+/// rounded operation on exact operands, Clinger's fast path); anything else goes
+/// to the standard library's correctly rounded parser, so every result is what
+/// `Double(String)` gives.
+func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+    if let parsed = bytes.withContiguousStorageIfAvailable({ parseNumber(buffer: $0) }) { return parsed }
+    return Array(bytes).withUnsafeBufferPointer { parseNumber(buffer: $0) }
+}
+
+func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    var start = 0, end = bytes.count
     while start < end, isSpace(bytes[start]) { start += 1 }
     while end > start, isSpace(bytes[end - 1]) { end -= 1 }
     guard start < end else { return nil }
@@ -190,26 +457,16 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8,
         negative = bytes[i] == UInt8(ascii: "-")
         i += 1
     }
+    // All the digits into one integer (it wraps past 19 digits, and is then not used).
     var mantissa: UInt64 = 0
-    var digits = 0, significant = 0, scale = 0
-    var sawPoint = false
-    while i < end {
-        let c = bytes[i]
-        if c >= 0x30 && c <= 0x39 {
-            digits += 1
-            if significant > 0 || c != 0x30 {
-                significant += 1
-                if significant <= 19 { mantissa = mantissa * 10 + UInt64(c - 0x30) } else if !sawPoint { scale += 1 }
-            }
-            if sawPoint && significant <= 19 { scale -= 1 }
-        } else if c == UInt8(ascii: ".") && !sawPoint {
-            sawPoint = true
-        } else {
-            break
-        }
+    let integerDigits = accumulateDigits(bytes, &i, end, &mantissa)
+    var fractionDigits = 0
+    if i < end, bytes[i] == UInt8(ascii: ".") {
         i += 1
+        fractionDigits = accumulateDigits(bytes, &i, end, &mantissa)
     }
-    guard digits > 0 else { return nil }
+    guard integerDigits + fractionDigits > 0 else { return nil }
+    var exponent = 0
     if i < end {
         guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
         i += 1
@@ -218,7 +475,6 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8,
             expNegative = bytes[i] == UInt8(ascii: "-")
             i += 1
         }
-        var exponent = 0
         var expDigits = 0
         while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
             exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 100_000)
@@ -226,17 +482,75 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8,
             i += 1
         }
         guard expDigits > 0, i == end else { return nil }
-        scale += expNegative ? -exponent : exponent
+        if expNegative { exponent = -exponent }
     }
-    if significant <= 15 && abs(scale) <= 22 {
+    let scale = exponent - fractionDigits
+    if integerDigits + fractionDigits <= 19 && mantissa <= 1 << 53 && scale >= -22 && scale <= 22 {
+        // Both operands are exact (the integer is at most 2^53; 10^22 is exact too), so the
+        // one operation rounds correctly: the value `Double(String)` gives.
         var value = Double(mantissa)
-        value = scale < 0 ? value / powersOfTen[-scale] : value * powersOfTen[scale]
+        value = scale < 0 ? value / exactPowerOfTen(-scale) : value * exactPowerOfTen(scale)
         return negative ? -value : value
     }
-    return Double(String(decoding: bytes[start..<end], as: UTF8.self))
+    return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
 }
 
-private let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+/// Reads the decimal digits at `i` on (before `end`) into `mantissa`, wrapping;
+/// returns how many there were.
+@inline(__always)
+private func accumulateDigits(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, _ mantissa: inout UInt64) -> Int {
+    let start = i
+    if let base = bytes.baseAddress {
+        // Four at a time while four digits follow (read as one little-endian word).
+        while i + 4 <= end {
+            let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
+            let digits = word &- 0x3030_3030
+            // A byte below '0' sets its high bit in `digits`, one above '9' in `word + 0x46`.
+            guard ((word &+ 0x4646_4646) | digits) & 0x8080_8080 == 0 else { break }
+            let pairs = (digits &* 10 &+ (digits >> 8)) & 0x00FF_00FF
+            let four = (pairs &* 100 &+ (pairs >> 16)) & 0xFFFF
+            mantissa = mantissa &* 10_000 &+ UInt64(four)
+            i += 4
+        }
+    }
+    while i < end {
+        let d = bytes[i] &- 0x30
+        guard d <= 9 else { break }
+        mantissa = mantissa &* 10 &+ UInt64(d)
+        i += 1
+    }
+    return i - start
+}
+
+/// 10^n for n in 0...22, every one exactly representable.
+@inline(__always)
+private func exactPowerOfTen(_ n: Int) -> Double {
+    switch n {
+    case 0: 1e0
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    default: 1e22
+    }
+}
 
 @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small streaming XML tokenizer for trace files.
 ///
 /// Why not Foundation's `XMLParser`: this scanner reads GPX several times
@@ -5,6 +7,11 @@
 /// callback), streams in bounded memory, reports exact line and column, and
 /// has no DTD machinery at all: entity declarations are refused outright, so
 /// external entities are never read and entity expansion cannot explode.
+///
+/// It allocates nothing per token: names and attribute values stay where
+/// they are in the read buffer (values holding entities are decoded aside),
+/// open elements' names are kept one after another in one array, and the
+/// scans for `<`, `&`, quotes and line breaks are `memchr` calls.
 ///
 /// It checks well-formedness as far as a trace needs: matching tags, quoted
 /// attributes, known entities, one root element, nothing after it but
@@ -29,18 +36,36 @@ package struct XMLScanner {
     package private(set) var line = 1
     package private(set) var column = 1
 
+    /// Where the current element's local name is in `stackBytes` (see there).
+    private var nameRange = 0..<0
     /// The current element's local name (prefix removed) after `.start`/`.end`.
-    package private(set) var name: String = ""
+    package var name: String { String(decoding: stackBytes[nameRange], as: UTF8.self) }
+
+    /// The current element's local name packed (``ByteSearch/packedName(_:count:)``).
+    private(set) var nameKey: UInt64 = 0
+
     /// Whether the current start tag closed itself (`<a/>`); an `.end` follows.
     package private(set) var selfClosing = false
-    /// The current start tag's attributes: local names and ranges of their
-    /// decoded values in `attributeBytes` (valid until the next token).
-    private(set) var attributes: [(name: String, range: Range<Int>)] = []
-    private(set) var attributeBytes: [UInt8] = []
+
+    /// One attribute of the current start tag: its local name in `buffer`, and
+    /// its value in `buffer` as written or, when it holds entities, decoded in
+    /// `attributeBytes` (valid until the next token).
+    private struct Attribute {
+        var name: Range<Int>
+        var value: Range<Int>
+        var decoded: Bool
+    }
+    private var attributes: [Attribute] = []
+    private var attributeBytes: [UInt8] = []
     /// Character data since the last tag (entities decoded, CDATA included).
     private(set) var text: [UInt8] = []
 
-    private var stack: [[UInt8]] = []
+    /// The open elements' qualified names one after another, and where each ends in
+    /// `stackBytes`. Bytes past the innermost one are not cleared: a start tag's name is
+    /// written there before it is pushed, and a closed element's name stays there until
+    /// the next start tag, so that `name` can point at either without a copy.
+    private var stackBytes: [UInt8] = []
+    private var stackEnds: [Int] = []
     private var pendingEnd = false
     private var sawRoot = false
     private var finished = false
@@ -63,29 +88,56 @@ package struct XMLScanner {
         guard buffer.count - keep < Self.maxTokenBytes else {
             throw error("a single XML token longer than \(Self.maxTokenBytes >> 20) MiB", at: keep)
         }
-        guard let chunk = try source.nextChunk() else { return false }
+        // The chunk is appended before the consumed bytes are dropped: at the end of the
+        // file nothing moves, so the callers' indices stay valid.
+        guard try source.appendChunk(to: &buffer) else { return false }
         if keep > 0 {
             advanceLines(to: base + keep)
             buffer.removeSubrange(0..<keep)
             base += keep
             pos -= keep
         }
-        buffer.append(contentsOf: chunk)
         return true
     }
 
     private mutating func advanceLines(to absolute: Int) {
         guard absolute > countedTo else { return }
-        var i = countedTo - base
-        let end = absolute - base
-        while i < end {
-            if buffer[i] == 0x0A {
-                lineNumber += 1
-                lineStart = base + i + 1
-            }
-            i += 1
+        let from = countedTo - base, to = absolute - base
+        let (lines, lastBreak) = buffer.withUnsafeBufferPointer { b -> (Int, Int) in
+            guard let start = b.baseAddress else { return (0, -1) }
+            return ByteSearch.lineBreaks(in: start, from: from, to: to)
+        }
+        if lines > 0 {
+            lineNumber += lines
+            lineStart = base + lastBreak + 1
         }
         countedTo = absolute
+    }
+
+    /// Replaces `target`'s contents with `source[range]`, copying from the buffer
+    /// directly (no slice of it is made, so it is not retained and released).
+    @inline(__always)
+    private static func copy(_ range: Range<Int>, of source: [UInt8], to target: inout [UInt8], appending: Bool = false) {
+        if !appending && !target.isEmpty { target.removeAll(keepingCapacity: true) }
+        guard !range.isEmpty else { return }
+        source.withUnsafeBufferPointer { s in
+            if range.count <= 24 {
+                // A short run (most text in a trace is a number or a time) byte by byte.
+                for k in range { target.append(s[k]) }
+            } else {
+                target.append(contentsOf: UnsafeBufferPointer(rebasing: s[range]))
+            }
+        }
+    }
+
+    /// Index of the first `byte` in `bytes[from..<to]`, or nil.
+    @inline(__always)
+    private static func firstIndex(of byte: UInt8, in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        guard from < to else { return nil }
+        return bytes.withUnsafeBufferPointer { b -> Int? in
+            guard let start = b.baseAddress else { return nil }
+            return ByteSearch.firstIndex(of: byte, in: start, from: from, to: to)
+        }
     }
 
     private mutating func mark(_ index: Int) {
@@ -105,7 +157,7 @@ package struct XMLScanner {
         var i = from
         var keepIndex = keepFrom
         while true {
-            if let hit = buffer[i...].firstIndex(of: byte) { return hit }
+            if let hit = Self.firstIndex(of: byte, in: buffer, from: i, to: buffer.count) { return hit }
             i = buffer.count
             let shift = keepIndex
             guard try fill(keepFrom: keepIndex) else { return nil }
@@ -170,20 +222,26 @@ package struct XMLScanner {
         if pendingEnd {
             pendingEnd = false
             selfClosing = false
-            text.removeAll(keepingCapacity: true)
-            _ = stack.popLast()
+            if !text.isEmpty { text.removeAll(keepingCapacity: true) }
+            popElement()
             return .end
         }
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         while true {
-            guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
-                try appendText(upTo: buffer.count)
-                pos = buffer.count
-                return try endOfInput()
+            if let lt = Self.firstIndex(of: UInt8(ascii: "<"), in: buffer, from: pos, to: buffer.count), lt + 1 < buffer.count {
+                // The next tag and the byte after its '<' are in the buffer already.
+                try appendText(upTo: lt)
+                pos = lt
+            } else {
+                guard let lt = try find(UInt8(ascii: "<"), from: pos, keepFrom: pos) else {
+                    try appendText(upTo: buffer.count)
+                    pos = buffer.count
+                    return try endOfInput()
+                }
+                try appendText(upTo: lt)
+                pos = lt
+                guard try ensure(2) else { throw error("the file ends inside a tag") }
             }
-            try appendText(upTo: lt)
-            pos = lt
-            guard try ensure(2) else { throw error("the file ends inside a tag") }
             let c = buffer[pos + 1]
             if c == UInt8(ascii: "!") {
                 try markup()
@@ -202,8 +260,8 @@ package struct XMLScanner {
     }
 
     private mutating func endOfInput() throws(TraceError) -> Token {
-        if !stack.isEmpty {
-            throw error("the file ends before </\(String(decoding: stack.last ?? [], as: UTF8.self))> (truncated XML?)")
+        if !stackEnds.isEmpty {
+            throw error("the file ends before </\(String(decoding: stackBytes[openElement], as: UTF8.self))> (truncated XML?)")
         }
         if !sawRoot { throw error("no XML element in the file (not XML?)") }
         return .endOfDocument
@@ -211,7 +269,7 @@ package struct XMLScanner {
 
     private mutating func appendText(upTo end: Int) throws(TraceError) {
         guard pos < end else { return }
-        if stack.isEmpty {
+        if stackEnds.isEmpty {
             for i in pos..<end where !(buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) {
                 throw error(sawRoot ? "text after the end of the root element" : "text before the root element (not XML?)", at: i)
             }
@@ -225,8 +283,8 @@ package struct XMLScanner {
         var i = range.lowerBound
         let end = range.upperBound
         while i < end {
-            let amp = buffer[i..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
-            if intoText { text.append(contentsOf: buffer[i..<amp]) } else { attributeBytes.append(contentsOf: buffer[i..<amp]) }
+            let amp = Self.firstIndex(of: UInt8(ascii: "&"), in: buffer, from: i, to: end) ?? end
+            if intoText { Self.copy(i..<amp, of: buffer, to: &text, appending: true) } else { Self.copy(i..<amp, of: buffer, to: &attributeBytes, appending: true) }
             i = amp
             if i < end {
                 let decoded = try entity(at: i, end: end)
@@ -269,7 +327,7 @@ package struct XMLScanner {
             guard let close = try find(Array("-->".utf8), from: pos + 4, keepFrom: pos) else { throw error("the file ends inside a comment") }
             pos = close + 3
         } else if hasPrefix(Array("<![CDATA[".utf8), at: pos) {
-            guard !stack.isEmpty else { throw error("CDATA outside the root element") }
+            guard !stackEnds.isEmpty else { throw error("CDATA outside the root element") }
             guard let close = try find(Array("]]>".utf8), from: pos + 9, keepFrom: pos) else { throw error("the file ends inside CDATA") }
             text.append(contentsOf: buffer[(pos + 9)..<close])
             pos = close + 3
@@ -306,16 +364,68 @@ package struct XMLScanner {
         }
     }
 
-    private func isNameByte(_ c: UInt8) -> Bool {
-        !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+    @inline(__always)
+    private func isNameByte(_ c: UInt8) -> Bool { Self.isNameByte(c) }
+
+    @inline(__always)
+    private static func isNameByte(_ c: UInt8) -> Bool {
+        // Letters and most punctuation sort after '>', the last byte that can end a name.
+        if c > UInt8(ascii: ">") { return true }
+        return !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
             || c == UInt8(ascii: "=") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'"))
     }
 
-    private func localName(_ qname: ArraySlice<UInt8>) -> String {
-        if let colon = qname.lastIndex(of: UInt8(ascii: ":")) {
-            return String(decoding: qname[(colon + 1)...], as: UTF8.self)
+    /// The local part of the qualified name at `qname` in the buffer (after its last colon).
+    private func localName(_ qname: Range<Int>) -> Range<Int> {
+        var i = qname.upperBound
+        while i > qname.lowerBound {
+            if buffer[i - 1] == UInt8(ascii: ":") { return i..<qname.upperBound }
+            i -= 1
         }
-        return String(decoding: qname, as: UTF8.self)
+        return qname
+    }
+
+    private func string(_ range: Range<Int>) -> String { String(decoding: buffer[range], as: UTF8.self) }
+
+    /// Where the innermost open element's qualified name is in `stackBytes`.
+    private var openElement: Range<Int> {
+        let end = stackEnds.last ?? 0
+        return (stackEnds.count > 1 ? stackEnds[stackEnds.count - 2] : 0)..<end
+    }
+
+    private mutating func popElement() {
+        if !stackEnds.isEmpty { stackEnds.removeLast() }
+    }
+
+    /// Writes the start tag's qualified name `qname` just past the open elements
+    /// in `stackBytes` and makes its local part the current name.
+    private mutating func stageName(_ qname: Range<Int>) {
+        let start = stackEnds.last ?? 0
+        let end = start + qname.count
+        if stackBytes.count < end { stackBytes.append(contentsOf: repeatElement(0, count: end - stackBytes.count)) }
+        Self.write(qname, of: buffer, to: &stackBytes, at: start)
+        let local = localName(qname)
+        nameRange = (start + local.lowerBound - qname.lowerBound)..<end
+        nameKey = Self.packedName(local, of: buffer)
+    }
+
+    @inline(__always)
+    private static func packedName(_ range: Range<Int>, of bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { b in
+            guard let start = b.baseAddress else { return 0 }
+            return ByteSearch.packedName(start + range.lowerBound, count: range.count)
+        }
+    }
+
+    @inline(__always)
+    private static func write(_ range: Range<Int>, of source: [UInt8], to target: inout [UInt8], at offset: Int) {
+        source.withUnsafeBufferPointer { s in
+            target.withUnsafeMutableBufferPointer { t in
+                guard let from = s.baseAddress, let to = t.baseAddress else { return }
+                // Names are short: byte by byte costs less than a call to memmove.
+                for k in 0..<range.count { to[offset + k] = from[range.lowerBound + k] }
+            }
+        }
     }
 
     private mutating func tagEnd() throws(TraceError) -> Int {
@@ -330,17 +440,11 @@ package struct XMLScanner {
                 continue
             }
             let found: (index: Int, byte: UInt8)? = buffer.withUnsafeBufferPointer { b in
-                var j = i
-                while j < b.count {
-                    let c = b[j]
-                    if quote != 0 {
-                        if c == quote || c == UInt8(ascii: "<") { return (j, c) }
-                    } else if c == UInt8(ascii: ">") || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                        return (j, c)
-                    }
-                    j += 1
-                }
-                return nil
+                guard let start = b.baseAddress else { return nil }
+                let j = quote != 0
+                    ? ByteSearch.firstIndex(ofAny: quote, UInt8(ascii: "<"), quote, quote, in: start, from: i, to: b.count)
+                    : ByteSearch.firstIndex(ofAny: UInt8(ascii: ">"), UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "'"), in: start, from: i, to: b.count)
+                return j.map { ($0, b[$0]) }
             }
             guard let found else {
                 i = buffer.count
@@ -361,75 +465,190 @@ package struct XMLScanner {
         }
     }
 
+    /// The usual start tag in one pass: a name, attributes quoted without `<` or `&`
+    /// in their values, then `>` or `/>`, all in the buffer. Records the attributes
+    /// and returns where the tag ends and its name does, or nil for anything else,
+    /// which `startTag` then reads (and reports) as any tag. (What this accepts,
+    /// `tagEnd` would end at the same `>` and `startTag` read to the same attributes.)
+    private mutating func quickStartTag() -> (close: Int, nameEnd: Int)? {
+        var list: [Attribute] = []
+        swap(&list, &attributes)
+        defer { swap(&list, &attributes) }
+        if !list.isEmpty { list.removeAll(keepingCapacity: true) }
+        let p = pos
+        return buffer.withUnsafeBufferPointer { b -> (close: Int, nameEnd: Int)? in
+            guard let base = b.baseAddress else { return nil }
+            let n = b.count
+            var i = p + 1
+            while i < n && Self.isNameByte(b[i]) { i += 1 }
+            guard i > p + 1 else { return nil }
+            let nameEnd = i
+            while true {
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n else { return nil }
+                if b[i] == UInt8(ascii: ">") { return (i, nameEnd) }
+                if b[i] == UInt8(ascii: "/") { return i + 1 < n && b[i + 1] == UInt8(ascii: ">") ? (i + 1, nameEnd) : nil }
+                let an = i
+                while i < n && Self.isNameByte(b[i]) { i += 1 }
+                guard i > an else { return nil }
+                var local = an
+                for k in an..<i where b[k] == UInt8(ascii: ":") { local = k + 1 }
+                let attributeName = local..<i
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n, b[i] == UInt8(ascii: "=") else { return nil }
+                i += 1
+                while i < n && isSpace(b[i]) { i += 1 }
+                guard i < n, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return nil }
+                let quote = b[i]
+                let vs = i + 1
+                guard let ve = ByteSearch.firstIndex(of: quote, in: base, from: vs, to: n),
+                      ByteSearch.firstIndex(ofAny: UInt8(ascii: "<"), UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: "&"), in: base, from: vs, to: ve) == nil
+                else { return nil }
+                list.append(Attribute(name: attributeName, value: vs..<ve, decoded: false))
+                i = ve + 1
+            }
+        }
+    }
+
     private mutating func startTag() throws(TraceError) -> Token {
+        if let (close, nameEnd) = quickStartTag() {
+            mark(pos)
+            stageName((pos + 1)..<nameEnd)
+            if !attributeBytes.isEmpty { attributeBytes.removeAll(keepingCapacity: true) }
+            selfClosing = buffer[close - 1] == UInt8(ascii: "/")
+            return try open(close: close)
+        }
         let close = try tagEnd()
         mark(pos)
         var i = pos + 1
         let nameStart = i
         while i < close && isNameByte(buffer[i]) { i += 1 }
         guard i > nameStart else { throw error("a tag without a name") }
-        let qname = Array(buffer[nameStart..<i])
-        name = localName(qname[...])
-        attributes.removeAll(keepingCapacity: true)
-        attributeBytes.removeAll(keepingCapacity: true)
+        let qname = nameStart..<i
+        stageName(qname)
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
+        if !attributeBytes.isEmpty { attributeBytes.removeAll(keepingCapacity: true) }
         selfClosing = buffer[close - 1] == UInt8(ascii: "/")
         let attributesEnd = selfClosing ? close - 1 : close
         while true {
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
             if i >= attributesEnd { break }
             let an = i
             while i < attributesEnd && isNameByte(buffer[i]) { i += 1 }
             guard i > an else { throw error("malformed attribute in <\(name)>", at: i) }
-            let attributeName = localName(buffer[an..<i])
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
-            guard i < attributesEnd, buffer[i] == UInt8(ascii: "=") else { throw error("attribute \(attributeName) of <\(name)> has no value", at: i) }
+            let attributeName = localName(an..<i)
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
+            guard i < attributesEnd, buffer[i] == UInt8(ascii: "=") else {
+                throw error("attribute \(string(attributeName)) of <\(name)> has no value", at: i)
+            }
             i += 1
-            while i < attributesEnd && (buffer[i] == 0x20 || buffer[i] == 0x09 || buffer[i] == 0x0A || buffer[i] == 0x0D) { i += 1 }
+            while i < attributesEnd && isSpace(buffer[i]) { i += 1 }
             guard i < attributesEnd, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else {
-                throw error("attribute \(attributeName) of <\(name)> is not quoted", at: i)
+                throw error("attribute \(string(attributeName)) of <\(name)> is not quoted", at: i)
             }
             let quote = buffer[i]
             i += 1
             let vs = i
-            while i < attributesEnd && buffer[i] != quote { i += 1 }
-            guard i < attributesEnd else { throw error("attribute \(attributeName) of <\(name)> is not closed", at: vs) }
-            let valueStart = attributeBytes.count
-            try decode(vs..<i, intoText: false)
-            attributes.append((attributeName, valueStart..<attributeBytes.count))
+            guard let ve = Self.firstIndex(of: quote, in: buffer, from: vs, to: attributesEnd) else {
+                throw error("attribute \(string(attributeName)) of <\(name)> is not closed", at: vs)
+            }
+            i = ve
+            if Self.firstIndex(of: UInt8(ascii: "&"), in: buffer, from: vs, to: ve) == nil {
+                attributes.append(Attribute(name: attributeName, value: vs..<ve, decoded: false))
+            } else {
+                let valueStart = attributeBytes.count
+                try decode(vs..<ve, intoText: false)
+                attributes.append(Attribute(name: attributeName, value: valueStart..<attributeBytes.count, decoded: true))
+            }
             i += 1
         }
-        if stack.isEmpty {
+        return try open(close: close)
+    }
+
+    /// Opens the element whose start tag (its name staged, its attributes read) ends at `close`.
+    private mutating func open(close: Int) throws(TraceError) -> Token {
+        if stackEnds.isEmpty {
             if sawRoot { throw error("a second root element") }
             sawRoot = true
         }
-        guard stack.count < maxDepth else { throw error("elements nested deeper than \(maxDepth)") }
-        stack.append(qname)
+        guard stackEnds.count < maxDepth else { throw error("elements nested deeper than \(maxDepth)") }
+        stackEnds.append(nameRange.upperBound)
         pos = close + 1
-        text.removeAll(keepingCapacity: true)
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
         if selfClosing { pendingEnd = true }
         return .start
     }
 
     /// The decoded value of the current start tag's attribute `name`.
     package func attribute(_ name: String) -> ArraySlice<UInt8>? {
-        attributes.first { $0.name == name }.map { attributeBytes[$0.range] }
+        var key = name
+        return key.withUTF8 { k -> ArraySlice<UInt8>? in
+            buffer.withUnsafeBufferPointer { b -> ArraySlice<UInt8>? in
+                guard let start = b.baseAddress, let keyStart = k.baseAddress else { return nil }
+                for a in attributes where a.name.count == k.count && ByteSearch.equal(start + a.name.lowerBound, keyStart, count: k.count) {
+                    return a.decoded ? attributeBytes[a.value] : buffer[a.value]
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Calls `body` with the decoded value of the current start tag's attribute
+    /// `name` where it lies (nil when the tag has no such attribute).
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        name.withUTF8Buffer { key in
+            buffer.withUnsafeBufferPointer { b in
+                attributeBytes.withUnsafeBufferPointer { decoded in
+                    attributes.withUnsafeBufferPointer { list in
+                        guard let start = b.baseAddress, let keyStart = key.baseAddress else { return body(nil) }
+                        for a in list where a.name.count == key.count && ByteSearch.equal(start + a.name.lowerBound, keyStart, count: key.count) {
+                            return body(UnsafeBufferPointer(rebasing: (a.decoded ? decoded : b)[a.value]))
+                        }
+                        return body(nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The usual end tag at once, `</name>` (space before `>` allowed) all in the buffer:
+    /// where it ends, or nil for anything else, which `tagEnd` then finds.
+    private func quickTagEnd() -> Int? {
+        let p = pos
+        return buffer.withUnsafeBufferPointer { b -> Int? in
+            let n = b.count
+            var i = p + 2
+            while i < n && Self.isNameByte(b[i]) { i += 1 }
+            while i < n && isSpace(b[i]) { i += 1 }
+            return i < n && b[i] == UInt8(ascii: ">") ? i : nil
+        }
     }
 
     private mutating func endTag() throws(TraceError) -> Token {
-        let close = try tagEnd()
+        let close: Int
+        if let quick = quickTagEnd() { close = quick } else { close = try tagEnd() }
         mark(pos)
         var nameEnd = close
         while nameEnd > pos + 2 && (buffer[nameEnd - 1] == 0x20 || buffer[nameEnd - 1] == 0x09 || buffer[nameEnd - 1] == 0x0A || buffer[nameEnd - 1] == 0x0D) {
             nameEnd -= 1
         }
-        let qname = buffer[(pos + 2)..<nameEnd]
-        guard let open = stack.last else { throw error("</\(String(decoding: qname, as: UTF8.self))> closes nothing") }
-        guard open.elementsEqual(qname) else {
-            throw error("</\(String(decoding: qname, as: UTF8.self))> does not match <\(String(decoding: open, as: UTF8.self))>")
+        let qname = (pos + 2)..<nameEnd
+        guard !stackEnds.isEmpty else { throw error("</\(string(qname))> closes nothing") }
+        let open = openElement
+        let matches = open.count == qname.count && stackBytes.withUnsafeBufferPointer { s in
+            buffer.withUnsafeBufferPointer { b in
+                guard let sp = s.baseAddress, let bp = b.baseAddress else { return open.isEmpty }
+                return ByteSearch.equal(sp + open.lowerBound, bp + qname.lowerBound, count: open.count)
+            }
         }
-        stack.removeLast()
-        if stack.isEmpty { finished = true }
-        name = localName(qname)
+        guard matches else {
+            throw error("</\(string(qname))> does not match <\(String(decoding: stackBytes[open], as: UTF8.self))>")
+        }
+        popElement()
+        if stackEnds.isEmpty { finished = true }
+        let local = localName(qname)
+        nameRange = (open.lowerBound + local.lowerBound - qname.lowerBound)..<open.upperBound
+        nameKey = Self.packedName(local, of: buffer)
         selfClosing = false
         pos = close + 1
         return .end
@@ -438,5 +657,106 @@ package struct XMLScanner {
     var fileName: String { source.path }
 
     /// Nesting depth of the current position (the root element is depth 1).
-    var depth: Int { stack.count }
+    var depth: Int { stackEnds.count }
+}
+
+/// Searching and comparing the short runs of bytes a trace file is made of, without
+/// a library call per run: eight bytes at a time, then `memchr` for a long run.
+enum ByteSearch {
+    /// Index of the first `byte` in `start[from..<to]`, or nil.
+    @inline(__always)
+    static func firstIndex(of byte: UInt8, in start: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        var i = from
+        let raw = UnsafeRawPointer(start)
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        // A byte equal to `byte` is a zero byte of `word ^ pattern`; the lowest flag the
+        // "has a zero byte" test raises is the first such byte (words read little-endian).
+        let stop = min(to, from + 64)
+        while i + 8 <= stop {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern
+            let zeros = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+            if zeros != 0 { return i + zeros.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        if i + 8 > to {
+            while i < to {
+                if start[i] == byte { return i }
+                i += 1
+            }
+            return nil
+        }
+        guard let hit = memchr(start + i, Int32(byte), to - i) else { return nil }
+        return UnsafeRawPointer(hit) - raw
+    }
+
+    /// A flag (the byte's high bit) for every zero byte of `x`, exactly: no borrow
+    /// runs from byte to byte, so the flags can be counted.
+    @inline(__always)
+    static func zeroBytes(_ x: UInt64) -> UInt64 {
+        let low = 0x7F7F_7F7F_7F7F_7F7F as UInt64
+        return ~(((x & low) &+ low) | x | low)
+    }
+
+    /// Index of the first of the bytes `a`, `b`, `c`, `d` in `start[from..<to]`, or nil.
+    @inline(__always)
+    static func firstIndex(ofAny a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in start: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        let ones = 0x0101_0101_0101_0101 as UInt64
+        let pa = UInt64(a) &* ones, pb = UInt64(b) &* ones, pc = UInt64(c) &* ones, pd = UInt64(d) &* ones
+        let raw = UnsafeRawPointer(start)
+        var i = from
+        while i + 8 <= to {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let hits = zeroBytes(word ^ pa) | zeroBytes(word ^ pb) | zeroBytes(word ^ pc) | zeroBytes(word ^ pd)
+            if hits != 0 { return i + hits.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < to {
+            let x = start[i]
+            if x == a || x == b || x == c || x == d { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// How many line feeds `start[from..<to]` holds, and the index of the last (-1 if none).
+    @inline(__always)
+    static func lineBreaks(in start: UnsafePointer<UInt8>, from: Int, to: Int) -> (count: Int, last: Int) {
+        let pattern = 0x0A0A_0A0A_0A0A_0A0A as UInt64
+        let raw = UnsafeRawPointer(start)
+        var count = 0, last = -1
+        var i = from
+        while i + 8 <= to {
+            let flags = zeroBytes(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern)
+            if flags != 0 {
+                count += flags.nonzeroBitCount
+                last = i + (63 - flags.leadingZeroBitCount) / 8
+            }
+            i += 8
+        }
+        while i < to {
+            if start[i] == 0x0A {
+                count += 1
+                last = i
+            }
+            i += 1
+        }
+        return (count, last)
+    }
+
+    /// The first eight bytes of a name packed little-endian into one integer, for
+    /// telling known names apart at once; 0 for a name longer than eight bytes.
+    @inline(__always)
+    static func packedName(_ start: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        guard count <= 8 else { return 0 }
+        var key: UInt64 = 0
+        for k in 0..<count { key |= UInt64(start[k]) << (8 * UInt64(k)) }
+        return key
+    }
+
+    /// Whether `count` bytes at `a` and at `b` are the same.
+    @inline(__always)
+    static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for k in 0..<count where a[k] != b[k] { return false }
+        return true
+    }
 }
