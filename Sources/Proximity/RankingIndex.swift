@@ -131,8 +131,8 @@ public struct RankingIndex {
         let coordinate: Coordinate
         let wx: Double, wy: Double, wz: Double
         let nx: Double, ny: Double, nz: Double
-        let invM: Double, invN: Double
-        /// The series' coefficients: `c²/(24N²)` and `2(1/N)(1/M − 1/N)/24`.
+        /// The series' coefficients, from the inverse radii of curvature `1/M`, `1/N`:
+        /// `c²/(24N²)` and `2(1/N)(1/M − 1/N)/24`.
         let a: Double, b: Double
 
         init(_ c: Coordinate, ellipsoid: Ellipsoid) {
@@ -150,8 +150,8 @@ public struct RankingIndex {
             nz = cphi
             let e2 = ellipsoid.eccentricitySquared
             let w2 = 1 - e2 * sphi * sphi
-            invN = w2.squareRoot() / ellipsoid.semiMajorAxis
-            invM = w2 * w2.squareRoot() / (ellipsoid.semiMajorAxis * (1 - e2))
+            let invN = w2.squareRoot() / ellipsoid.semiMajorAxis
+            let invM = w2 * w2.squareRoot() / (ellipsoid.semiMajorAxis * (1 - e2))
             a = invN * invN / 24
             b = 2 * invN * (invM - invN) / 24
         }
