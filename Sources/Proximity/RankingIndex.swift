@@ -59,7 +59,7 @@ public struct RankingIndex {
     static let digitMask = UInt64(buckets - 1)
     static let maxDigits = (31 + digitBits - 1) / digitBits
     /// From this many places on (by default), ``rankAll(from:)`` splits its work across ``threads``.
-    public static let parallelThreshold = 100_000
+    public static let parallelThreshold = 200_000
     /// From this many places on, ``rankAll(from:)`` splits its work across ``threads``.
     public var parallelFrom = RankingIndex.parallelThreshold
     /// Per-thread digit counts for the parallel radix sort, and each thread's largest key.
@@ -614,7 +614,7 @@ struct Address<Element>: Sendable {
 
     /// The address (never null: only non-empty buffers are handed out).
     var pointer: UnsafeMutablePointer<Element> {
-        // Programmer's invariant, not input: the buffers handed out hold 100 000 places or more.
+        // Programmer's invariant, not input: only buffers of one place or more are handed out (rankAll returns early for none).
         UnsafeMutablePointer(bitPattern: bits)!
     }
 }

@@ -48,7 +48,7 @@ struct RankingIndexTests {
         }
     }
 
-    @Test("on several threads (from 100 000 places; here from 1 000): Karney's brute-force order, with uneven slices", arguments: [2, 3, 7])
+    @Test("on several threads (from 200 000 places; here from 1 000): Karney's brute-force order, with uneven slices", arguments: [2, 3, 7])
     func parallelOrder(threads: Int) throws {
         let p = Self.places(4_001, seed: UInt64(threads))
         var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
