@@ -185,6 +185,38 @@ struct RankingIndexTests {
     }
 }
 
+extension RankingIndexTests {
+    /// The tails live in a tree of bit words with a fast path for neighbours in the
+    /// nearest words; these orders reach every level and every slower path.
+    @Test("integer minimal moves pick the same rows as patience sorting over arrays, at sizes with three levels of bit words",
+          arguments: [1, 2, 63, 64, 65, 4_097, 70_000])
+    func movesLarge(n: Int) {
+        var rng = SplitMix64(seed: UInt64(n))
+        var diff = OrderDiff()
+        var moves: [RowMove] = []
+        let previous = (0..<n).map { UInt32($0) }.shuffled(using: &rng)
+        var orders: [[Int]] = []
+        orders.append((0..<n).shuffled(using: &rng))                                  // anything goes
+        orders.append(Array((0..<n).reversed()))                                        // one row stays
+        orders.append((0..<n).map { $0 % 2 == 0 ? $0 / 2 : n - 1 - $0 / 2 })           // far neighbours every other row
+        for spread in [3, 40, 5_000] {                                                 // places moving a little, as in a walk
+            let keys = (0..<n).map { Double($0) + Double(rng.next() % UInt64(2 * spread + 1)) - Double(spread) }
+            orders.append((0..<n).sorted { keys[$0] < keys[$1] })
+        }
+        var sparse = Array(0..<n)                                                       // a few long jumps
+        for _ in 0..<3 where n > 1 { sparse.swapAt(Int(rng.next() % UInt64(n)), Int(rng.next() % UInt64(n))) }
+        orders.append(sparse)
+        for rows in orders {
+            // `rows[r]`: the old row of the place now in row r.
+            let current = rows.map { previous[$0] }
+            diff.moves(from: previous, to: current, into: &moves)
+            let keep = RowDiff.longestIncreasing(rows)
+            let expected = rows.indices.filter { !keep[$0] }.map { RowMove(from: rows[$0], to: $0) }
+            #expect(moves == expected)
+        }
+    }
+}
+
 /// Run by `make test-large` (release) in a process of its own: a million places.
 @Suite("A million places, exact", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
 struct MillionPlacesRankingTests {

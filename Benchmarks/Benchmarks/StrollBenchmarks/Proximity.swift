@@ -34,7 +34,7 @@ func registerProximity() {
         let big = n >= 100_000
         let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal, .throughput],
                                                     scalingFactor: .one, maxDuration: .seconds(big ? 10 : 3), maxIterations: big ? 60 : 100_000)
-        // Every core (the default: split from 100 000 places on), and one thread at the sizes where that differs.
+        // Every core (the default: split from 200 000 places on), and one thread at the sizes where that differs.
         for threads in big ? [0, 1] : [0] {
             Benchmark("Proximity full N=\(n)" + (threads == 1 ? " threads=1" : ""), configuration: configuration) { benchmark in
                 var index = RankingIndex(coordinates: benchmarkPlaces(n))
