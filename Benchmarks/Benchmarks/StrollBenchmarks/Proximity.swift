@@ -17,19 +17,28 @@ func benchmarkPlaces(_ n: Int) -> [Coordinate] {
     }
 }
 
-func walkerPositions(_ count: Int) -> [Coordinate] {
-    var positions: [Coordinate] = []
-    var c = Coordinate(computedLatitude: 53.395, longitude: -2.985)
-    for i in 0..<count {
-        positions.append(c)
-        c = Geodesic.wgs84.direct(from: c, azimuth: 60 + Double(i % 7) * 5, distance: 25).coordinate
+/// The repository's root, for the bundled walks.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The walker of `stroll bench`: the bundled Lime Street walk's delivered fixes
+/// with the 25 m distance filter, back and forth to at least `minimum` positions.
+func walkerPositions(_ minimum: Int) -> [Coordinate] {
+    guard let trace = try? TraceReader.read(repositoryRoot.appendingPathComponent("traces/lime-street-to-campus.gpx").path),
+          var simulator = try? LocationSimulator(trace: trace) else { fatalError("the bundled walk traces/lime-street-to-campus.gpx does not read") }
+    var path: [Coordinate] = []
+    while let e = simulator.next() { if case .location(let l) = e { path.append(l.coordinate) } }
+    var positions = path
+    var forward = false
+    while positions.count < minimum {
+        positions += (forward ? path : path.reversed()).dropFirst()
+        forward.toggle()
     }
     return positions
 }
 
 func registerProximity() {
     let sizes = [10, 100, 1000, 10_000, 100_000, 1_000_000]
-    let walk = walkerPositions(400)
+    let walk = walkerPositions(1000)
     for n in sizes {
         let big = n >= 100_000
         let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal, .throughput],
@@ -136,8 +145,7 @@ func registerProximity() {
         }
     }
 
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let walkPath = root.appendingPathComponent("traces/pier-head-to-guild.gpx").path
+    let walkPath = repositoryRoot.appendingPathComponent("traces/pier-head-to-guild.gpx").path
 
     Benchmark("Simulated manager: fixes through timeline, sensor and filters (throughput = fixes/s)",
               configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .kilo)) { benchmark in
@@ -156,8 +164,8 @@ func registerProximity() {
     Benchmark("End to end: replay Pier Head to the Guild against the coffee houses and lecture theatres",
               configuration: .init(metrics: [.wallClock, .mallocCountTotal])) { benchmark in
         let trace = try TraceReader.read(walkPath)
-        let places = try PlaceSet.load(root.appendingPathComponent("Fixtures/CityCycleRideLocations.plist").path).places(inGroups: ["liverpool"])
-            + (try PlaceSet.load(root.appendingPathComponent("Fixtures/lecture-theatres.json").path).places)
+        let places = try PlaceSet.load(repositoryRoot.appendingPathComponent("Fixtures/CityCycleRideLocations.plist").path).places(inGroups: ["liverpool"])
+            + (try PlaceSet.load(repositoryRoot.appendingPathComponent("Fixtures/lecture-theatres.json").path).places)
         for _ in benchmark.scaledIterations {
             var simulator = try LocationSimulator(trace: trace)
             var engine = ProximityEngine(places: places)
