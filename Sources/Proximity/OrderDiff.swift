@@ -11,8 +11,10 @@
 /// run ends at the set's largest value. Between two orders of a walk each
 /// place moves a short way, so both neighbours are nearly always in the same
 /// 64-bit word as the value: a few bit operations instead of a binary search
-/// of mispredicted branches over the tails. The result is the same
-/// subsequence the array form of the algorithm picks.
+/// of mispredicted branches over the tails. Up to 64 rows the set is a
+/// single word, up to 4 096 one level of words under a summary word held in
+/// a register, both without a branch. The result is the same subsequence
+/// the array form of the algorithm picks.
 public struct OrderDiff {
     private var position: [UInt32] = []
     private var sequence: [UInt32] = []
@@ -58,18 +60,36 @@ public struct OrderDiff {
         let n = current.count
         guard previous.count == n, n > 0 else { return }
         grow(n)
+        // The buffers go to a static function as arguments: read through inout `self`
+        // inside closures, each would be retained and released on every call.
+        Self.moves(previous, current, n, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
+    }
+
+    private static func moves(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int,
+                              _ position: inout [UInt32], _ sequence: inout [UInt32], _ parent: inout [UInt32], _ keep: inout [Bool],
+                              _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int],
+                              _ written: inout [RowMove], _ moves: inout [RowMove]) {
         for (r, p) in previous.enumerated() { position[Int(p)] = UInt32(r) }
         for r in 0..<n { sequence[r] = position[Int(current[r])] }
         var largest = -1
         sequence.withUnsafeBufferPointer { s in
             parent.withUnsafeMutableBufferPointer { par in
+                guard let s = s.baseAddress, let par = par.baseAddress else { return }
+                if n <= 64 {
+                    largest = patience(s, n, par)
+                    return
+                }
                 bits.withUnsafeMutableBufferPointer { bitWords in
                     levelStart.withUnsafeBufferPointer { starts in
                         levelWords.withUnsafeBufferPointer { counts in
-                            guard let s = s.baseAddress, let par = par.baseAddress, let words = bitWords.baseAddress else { return }
+                            guard let words = bitWords.baseAddress else { return }
                             for w in 0..<bitWords.count { words[w] = 0 }
+                            if n <= 4096 {
+                                largest = patience(s, n, par, low: words + starts[0], lowWords: counts[0])
+                                return
+                            }
                             let tree = BitTree(words: words, start: starts, count: counts)
-                            largest = Self.patience(s, n, par, tree)
+                            largest = patience(s, n, par, tree)
                         }
                     }
                 }
@@ -82,19 +102,67 @@ public struct OrderDiff {
             let p = parent[k]
             k = p == .max ? -1 : Int(p)
         }
-        var count = 0
         sequence.withUnsafeBufferPointer { s in
             keep.withUnsafeBufferPointer { kept in
                 written.withUnsafeMutableBufferPointer { out in
+                    var count = 0
                     for r in 0..<n {
                         let from = Int(s[r])
                         out[count] = RowMove(from: from, to: r)
                         count += kept[from] ? 0 : 1
                     }
+                    moves.append(contentsOf: UnsafeBufferPointer(rebasing: out[0..<count]))
                 }
             }
         }
-        moves.append(contentsOf: written[0..<count])
+    }
+
+    /// Patience sorting of up to 64 old rows with the tails as the bits of one word.
+    private static func patience(_ s: UnsafePointer<UInt32>, _ n: Int, _ par: UnsafeMutablePointer<UInt32>) -> Int {
+        var tails: UInt64 = 0
+        for i in 0..<n {
+            let v = Int(s[i])
+            let bit = UInt64(1) &<< UInt64(v & 63)
+            let above = tails & ~(bit | (bit &- 1)), below = tails & (bit &- 1)
+            par[v] = below == 0 ? .max : UInt32(truncatingIfNeeded: 63 - below.leadingZeroBitCount)
+            // The successor (the lowest member above v) leaves, v joins.
+            tails = tails & ~(above & (0 &- above)) | bit
+        }
+        return tails == 0 ? -1 : 63 - tails.leadingZeroBitCount
+    }
+
+    /// Patience sorting of up to 4 096 old rows with the tails as bit words `low`
+    /// (zero words before and after) under one summary word kept in a register:
+    /// both neighbours of a value, and the update, without a branch.
+    private static func patience(_ s: UnsafePointer<UInt32>, _ n: Int, _ par: UnsafeMutablePointer<UInt32>,
+                                 low: UnsafeMutablePointer<UInt64>, lowWords: Int) -> Int {
+        var summary: UInt64 = 0
+        for i in 0..<n {
+            let v = Int(s[i])
+            let w = v >> 6, bit = UInt64(1) &<< UInt64(v & 63), wordBit = UInt64(1) &<< UInt64(w)
+            let word = low[w]
+            let above = word & ~(bit | (bit &- 1)), below = word & (bit &- 1)
+            // The nearest non-empty words after and before w (past the ends: the zero words there).
+            let afterWord = min((summary & ~(wordBit | (wordBit &- 1))).trailingZeroBitCount, lowWords)
+            let beforeWord = 63 - (summary & (wordBit &- 1)).leadingZeroBitCount
+            let successor = select(above == 0, afterWord << 6 + low[afterWord].trailingZeroBitCount,
+                                   w << 6 + above.trailingZeroBitCount)
+            let predecessor = select(below == 0, beforeWord << 6 + 63 - low[beforeWord].leadingZeroBitCount,
+                                     w << 6 + 63 - below.leadingZeroBitCount)
+            par[v] = UInt32(truncatingIfNeeded: select(predecessor < 0, -1, predecessor))     // -1: none
+            // The successor leaves (none when it is past n: v extends the longest run), v joins.
+            let exists = successor < n
+            let removedWord = select(exists, successor >> 6, w)
+            let clear = UInt64(truncatingIfNeeded: select(exists, -1, 0)) & UInt64(1) &<< UInt64(successor & 63)
+            let left = low[removedWord] & ~clear
+            low[removedWord] = left
+            summary &= ~(UInt64(left == 0 ? 1 : 0) &<< UInt64(removedWord))
+            low[w] |= bit
+            summary |= wordBit
+        }
+        guard summary != 0 else { return -1 }
+        let top = 63 - summary.leadingZeroBitCount
+        return top << 6 + 63 - low[top].leadingZeroBitCount
     }
 
     /// Patience sorting of the old rows `s` (a permutation of 0..<n) with the tails

@@ -202,21 +202,20 @@ public struct RankingIndex {
     @inline(__always)
     static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
                           _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>,
-                          _ karney: Geodesic, _ places: [Coordinate], counts: UnsafeMutablePointer<Int>? = nil) -> UInt64 {
+                          counts: UnsafeMutablePointer<Int>? = nil, exact: (Int) -> Double) -> UInt64 {
         // One block of series distances, on the stack.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { buffer in
             guard let ds = buffer.baseAddress else { return 0 }
-            return rankSlice(w, range, xs, ys, zs, back, ks, karney, places, ds, counts: counts)
+            return rankSlice(w, range, xs, ys, zs, back, ks, ds, counts: counts, exact: exact)
         }
     }
 
-    /// ``rankSlice(_:_:_:_:_:_:_:_:_:counts:)`` with the block's distances in `ds`
+    /// ``rankSlice(_:_:_:_:_:_:_:counts:exact:)`` with the block's distances in `ds`
     /// (``block`` of them; for a set of one block, the distances by tie position).
     @inline(__always)
     static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
-                          _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>,
-                          _ karney: Geodesic, _ places: [Coordinate], _ ds: UnsafeMutablePointer<Double>,
-                          counts: UnsafeMutablePointer<Int>? = nil) -> UInt64 {
+                          _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>, _ ds: UnsafeMutablePointer<Double>,
+                          counts: UnsafeMutablePointer<Int>? = nil, exact: (Int) -> Double) -> UInt64 {
         let wx = w.wx, wy = w.wy, wz = w.wz, nx = w.nx, ny = w.ny, nz = w.nz
         let a = w.a, b = w.b
         let bias = roundingBias
@@ -250,7 +249,7 @@ public struct RankingIndex {
                     let place = bp[i]
                     var d = w.distance(bx[i], by[i], bz[i])
                     if Self.needsKarney(d, d * 1000) {
-                        d = karney.distance(w.coordinate, places[Int(place)])
+                        d = exact(Int(place))
                         ds[i] = d
                         let rounded = UInt64(bitPattern: Int64(min(d * 1000 + 0.5, 9e18)))
                         bk[i] = rounded << 32 | UInt64(place)
@@ -319,7 +318,7 @@ public struct RankingIndex {
                                 guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
                                       let ks = ks.baseAddress, let c = c.baseAddress else { return }
                                 for v in 0..<(2 * Self.buckets) { c[v] = 0 }
-                                maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, karney, places, counts: c)
+                                maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, counts: c) { karney.distance(w.coordinate, places[$0]) }
                             }
                         }
                     }
@@ -364,7 +363,7 @@ public struct RankingIndex {
                                         let ks = pk.pointer, c = pc.pointer + t * Self.buckets
                                         for v in 0..<Self.buckets { c[v] = 0 }
                                         let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, UnsafePointer(xs), UnsafePointer(ys), UnsafePointer(zs),
-                                                                                UnsafePointer(back), ks, karney, places) : 0
+                                                                                UnsafePointer(back), ks) { karney.distance(w.coordinate, places[$0]) } : 0
                                         for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] += 1 }
                                         pm.pointer[t] = localMax
                                     }
@@ -456,23 +455,32 @@ public struct RankingIndex {
     /// ``distance(atRank:)``) and keys as for large sets, then the keys in the
     /// previous order, which is nearly sorted, through insertion sort.
     private mutating func rankSmall(_ w: Walker) {
-        let n = count
+        // The arrays go to a static function as borrowed arguments: read through inout `self`
+        // inside closures, each would be retained and released on every update.
+        let maxMM = Self.rankSmall(w, count, x, y, z, indexOfTie, tieRank, geodesic, coordinates,
+                                   keys: &keys, distances: &smallDistances, scratch: &scratch, order: &order)
+        if maxMM >= 1 << 31 { sortBeyondKeyRange() }
+    }
+
+    /// ``rankSmall(_:)`` on its buffers; returns the largest millimetre.
+    private static func rankSmall(_ w: Walker, _ n: Int, _ x: borrowing [Double], _ y: borrowing [Double], _ z: borrowing [Double],
+                                  _ indexOfTie: borrowing [UInt32], _ tieRank: borrowing [UInt32],
+                                  _ geodesic: borrowing Geodesic, _ coordinates: borrowing [Coordinate],
+                                  keys: inout [UInt64], distances: inout [Double], scratch: inout [UInt64], order: inout [UInt32]) -> UInt64 {
         var maxMM: UInt64 = 0
-        let karney = geodesic
-        let places = coordinates
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
                     indexOfTie.withUnsafeBufferPointer { back in
                         tieRank.withUnsafeBufferPointer { ties in
                             keys.withUnsafeMutableBufferPointer { ks in
-                                smallDistances.withUnsafeMutableBufferPointer { ds in
+                                distances.withUnsafeMutableBufferPointer { ds in
                                     scratch.withUnsafeMutableBufferPointer { s in
                                         order.withUnsafeMutableBufferPointer { o in
                                             guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
                                                   let ks = ks.baseAddress, let ds = ds.baseAddress else { return }
                                             // One block: the block's distances are the distances by tie position.
-                                            maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, karney, places, ds)
+                                            maxMM = rankSlice(w, 0..<n, xs, ys, zs, back, ks, ds) { geodesic.distance(w.coordinate, coordinates[$0]) }
                                             guard maxMM < 1 << 31 else { return }
                                             // Millimetres above the tie position: the input is in the previous order, not in tie order.
                                             for r in 0..<n {
@@ -498,7 +506,7 @@ public struct RankingIndex {
                 }
             }
         }
-        if maxMM >= 1 << 31 { sortBeyondKeyRange() }
+        return maxMM
     }
 
     /// Stable LSD radix sort on 12-bit digits of the millimetres. The keys start

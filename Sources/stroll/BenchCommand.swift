@@ -190,7 +190,10 @@ struct BenchCommand: ParsableCommand {
                 if findsMoves {
                     if !previous.isEmpty { diff.moves(from: previous, to: index.order, into: &moves) }
                     sink += Double(moves.count)
-                    previous = index.order
+                    // Copied into the buffer it already has: assigning would share the order's storage,
+                    // and the next ranking would then copy it to a new allocation.
+                    previous.removeAll(keepingCapacity: true)
+                    previous.append(contentsOf: index.order)
                 }
             case (false, true):
                 index.nearest(k, from: walker, into: &nearest)

@@ -186,10 +186,10 @@ struct RankingIndexTests {
 }
 
 extension RankingIndexTests {
-    /// The tails live in a tree of bit words with a fast path for neighbours in the
-    /// nearest words; these orders reach every level and every slower path.
-    @Test("integer minimal moves pick the same rows as patience sorting over arrays, at sizes with three levels of bit words",
-          arguments: [1, 2, 63, 64, 65, 4_097, 70_000])
+    /// The tails live in one word up to 64 rows, else in a tree of bit words with a fast
+    /// path for neighbours in the nearest words; these orders reach every level and every slower path.
+    @Test("integer minimal moves pick the same rows as patience sorting over arrays, in one word and with up to three levels of bit words",
+          arguments: [1, 2, 10, 63, 64, 65, 1_000, 4_096, 4_097, 70_000])
     func movesLarge(n: Int) {
         var rng = SplitMix64(seed: UInt64(n))
         var diff = OrderDiff()

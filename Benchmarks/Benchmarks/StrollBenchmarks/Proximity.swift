@@ -41,14 +41,20 @@ func registerProximity() {
     let walk = walkerPositions(1000)
     for n in sizes {
         let big = n >= 100_000
+        let places = benchmarkPlaces(n)
         let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal, .throughput],
                                                     scalingFactor: .one, maxDuration: .seconds(big ? 10 : 3), maxIterations: big ? 60 : 100_000)
         // Every core (the default: split from 200 000 places on), and one thread at the sizes where that differs.
         for threads in big ? [0, 1] : [0] {
             Benchmark("Proximity full N=\(n)" + (threads == 1 ? " threads=1" : ""), configuration: configuration) { benchmark in
-                var index = RankingIndex(coordinates: benchmarkPlaces(n))
+                var index = RankingIndex(coordinates: places)
                 if threads > 0 { index.threads = threads }
-                var step = 0
+                // Each sample builds its index; one update before the clock starts touches the
+                // buffers' pages (a fresh index's first update pays the page faults) and picks
+                // the sample's place along the walk, so that samples cover the walk as stroll bench does.
+                var step = Int.random(in: 0..<walk.count)
+                index.rankAll(from: walk[step])
+                step += 1
                 benchmark.startMeasurement()
                 for _ in benchmark.scaledIterations {
                     index.rankAll(from: walk[step % walk.count])
@@ -58,25 +64,34 @@ func registerProximity() {
             }
         }
         Benchmark("Proximity moves N=\(n)", configuration: configuration) { benchmark in
-            var index = RankingIndex(coordinates: benchmarkPlaces(n))
+            var index = RankingIndex(coordinates: places)
             var diff = OrderDiff()
             var moves: [RowMove] = []
-            index.rankAll(from: walk[0])
+            // Two updates and a diff before the clock starts, as for the full order.
+            var step = Int.random(in: 0..<walk.count)
+            index.rankAll(from: walk[step % walk.count])
             var previous = index.order
-            var step = 1
+            index.rankAll(from: walk[(step + 1) % walk.count])
+            diff.moves(from: previous, to: index.order, into: &moves)
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: index.order)
+            step += 2
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
                 index.rankAll(from: walk[step % walk.count])
                 diff.moves(from: previous, to: index.order, into: &moves)
-                previous = index.order
+                previous.removeAll(keepingCapacity: true)    // a copy into its own buffer, as stroll bench does
+                previous.append(contentsOf: index.order)
                 blackHole(moves.count)
                 step += 1
             }
         }
         Benchmark("Proximity topk20 N=\(n)", configuration: configuration) { benchmark in
-            let index = RankingIndex(coordinates: benchmarkPlaces(n))
+            let index = RankingIndex(coordinates: places)
             var found: [(index: Int, distance: Double)] = []
-            var step = 0
+            var step = Int.random(in: 0..<walk.count)
+            index.nearest(20, from: walk[step], into: &found)      // warm, as for the full order
+            step += 1
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
                 index.nearest(20, from: walk[step % walk.count], into: &found)
@@ -85,14 +100,18 @@ func registerProximity() {
             }
         }
         Benchmark("Proximity region1km N=\(n)", configuration: configuration) { benchmark in
-            let index = RankingIndex(coordinates: benchmarkPlaces(n))
+            let index = RankingIndex(coordinates: places)
             var inside: [Int] = []
-            var step = 0
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                let w = walk[step % walk.count]
+            var step = Int.random(in: 0..<walk.count)
+            func query(_ w: Coordinate) {
                 let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 1000, metresEastWest: 1000, atLatitude: w.latitude)
                 index.inside(center: w, latitudeDelta: span.latitudeDelta, longitudeDelta: span.longitudeDelta, into: &inside)
+            }
+            query(walk[step])                                       // warm, as for the full order
+            step += 1
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                query(walk[step % walk.count])
                 blackHole(inside.count)
                 step += 1
             }
