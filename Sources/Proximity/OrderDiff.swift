@@ -1,3 +1,5 @@
+import Foundation
+
 /// Minimal row moves between two orders of the same place indices, for
 /// large lists: integer positions and reused buffers instead of ids and
 /// dictionaries (``RowDiff`` does the same for ids, with inserts and deletes).
@@ -31,6 +33,10 @@ public struct OrderDiff {
     /// Moves are written here first, without a capacity check per move, then appended at once.
     private var written: [RowMove] = []
     private var size = -1
+    /// Threads for the steps of ``moves(from:to:into:)`` that split (the rows' positions,
+    /// and writing the moves) from ``RankingIndex/parallelThreshold`` rows on; default every core.
+    /// The longest increasing subsequence itself runs on one.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     public init() {}
 
@@ -62,15 +68,89 @@ public struct OrderDiff {
         grow(n)
         // The buffers go to a static function as arguments: read through inout `self`
         // inside closures, each would be retained and released on every call.
-        Self.moves(previous, current, n, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
+        let split = n >= RankingIndex.parallelThreshold ? min(max(threads, 1), 64) : 1
+        Self.moves(previous, current, n, split, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
     }
 
-    private static func moves(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int,
+    private static func moves(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int, _ threads: Int,
                               _ position: inout [UInt32], _ sequence: inout [UInt32], _ parent: inout [UInt32], _ keep: inout [Bool],
                               _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int],
                               _ written: inout [RowMove], _ moves: inout [RowMove]) {
+        if threads > 1 {
+            return movesSplit(previous, current, n, threads, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
+        }
         for (r, p) in previous.enumerated() { position[Int(p)] = UInt32(r) }
         for r in 0..<n { sequence[r] = position[Int(current[r])] }
+        for v in 0..<n { keep[v] = false }
+        let largest = longestRun(n, sequence, &parent, &bits, levelStart, levelWords)
+        markKept(largest, parent, &keep)
+        sequence.withUnsafeBufferPointer { s in
+            keep.withUnsafeBufferPointer { kept in
+                written.withUnsafeMutableBufferPointer { out in
+                    guard let s = s.baseAddress, let kept = kept.baseAddress, let out = out.baseAddress else { return }
+                    let count = writeMoves(0..<n, s, kept, out)
+                    moves.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
+                }
+            }
+        }
+    }
+
+    /// ``moves(_:_:_:_:_:_:_:_:_:_:_:_:_:)`` with the positions and the moves split across
+    /// `threads` contiguous slices of rows (worker threads get the buffers' addresses,
+    /// each writes only its slice or, for positions, the old rows of its slice: a permutation).
+    private static func movesSplit(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int, _ threads: Int,
+                                   _ position: inout [UInt32], _ sequence: inout [UInt32], _ parent: inout [UInt32], _ keep: inout [Bool],
+                                   _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int],
+                                   _ written: inout [RowMove], _ moves: inout [RowMove]) {
+        let slice = (n + threads - 1) / threads
+        previous.withUnsafeBufferPointer { prev in
+            current.withUnsafeBufferPointer { cur in
+                position.withUnsafeMutableBufferPointer { pos in
+                    sequence.withUnsafeMutableBufferPointer { seq in
+                        keep.withUnsafeMutableBufferPointer { kept in
+                            let pp = Address(prev), pc = Address(cur), pq = Address(pos), ps = Address(seq), pk = Address(kept)
+                            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                let prev = pp.pointer, pos = pq.pointer, kept = pk.pointer
+                                for r in t * slice..<min(n, t * slice + slice) {
+                                    pos[Int(prev[r])] = UInt32(truncatingIfNeeded: r)
+                                    kept[r] = false
+                                }
+                            }
+                            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                let cur = pc.pointer, pos = pq.pointer, seq = ps.pointer
+                                for r in t * slice..<min(n, t * slice + slice) { seq[r] = pos[Int(cur[r])] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let largest = longestRun(n, sequence, &parent, &bits, levelStart, levelWords)
+        markKept(largest, parent, &keep)
+        var counts = [Int](repeating: 0, count: threads)
+        sequence.withUnsafeBufferPointer { s in
+            keep.withUnsafeBufferPointer { kept in
+                written.withUnsafeMutableBufferPointer { out in
+                    counts.withUnsafeMutableBufferPointer { c in
+                        let ps = Address(s), pk = Address(kept), po = Address(out), pc = Address(c)
+                        // Each slice's moves at the start of its own part of `written`, then appended in slice order.
+                        DispatchQueue.concurrentPerform(iterations: threads) { t in
+                            let lo = min(n, t * slice), hi = min(n, lo + slice)
+                            pc.pointer[t] = writeMoves(lo..<hi, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), po.pointer + lo)
+                        }
+                        guard let out = out.baseAddress else { return }
+                        for t in 0..<threads {
+                            moves.append(contentsOf: UnsafeBufferPointer(start: out + min(n, t * slice), count: c[t]))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Patience sorting over `sequence`: fills `parent`, returns the last old row of a longest run.
+    private static func longestRun(_ n: Int, _ sequence: borrowing [UInt32], _ parent: inout [UInt32],
+                                   _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int]) -> Int {
         var largest = -1
         sequence.withUnsafeBufferPointer { s in
             parent.withUnsafeMutableBufferPointer { par in
@@ -95,26 +175,30 @@ public struct OrderDiff {
                 }
             }
         }
-        for v in 0..<n { keep[v] = false }
+        return largest
+    }
+
+    /// Marks the old rows of the longest run ending at `largest` as kept.
+    private static func markKept(_ largest: Int, _ parent: borrowing [UInt32], _ keep: inout [Bool]) {
         var k = largest
         while k >= 0 {
             keep[k] = true
             let p = parent[k]
             k = p == .max ? -1 : Int(p)
         }
-        sequence.withUnsafeBufferPointer { s in
-            keep.withUnsafeBufferPointer { kept in
-                written.withUnsafeMutableBufferPointer { out in
-                    var count = 0
-                    for r in 0..<n {
-                        let from = Int(s[r])
-                        out[count] = RowMove(from: from, to: r)
-                        count += kept[from] ? 0 : 1
-                    }
-                    moves.append(contentsOf: UnsafeBufferPointer(rebasing: out[0..<count]))
-                }
-            }
+    }
+
+    /// Writes the moves of the new rows `rows` (every row whose old row is not kept) to `out`; returns how many.
+    @inline(__always)
+    private static func writeMoves(_ rows: Range<Int>, _ s: UnsafePointer<UInt32>, _ kept: UnsafePointer<Bool>,
+                                   _ out: UnsafeMutablePointer<RowMove>) -> Int {
+        var count = 0
+        for r in rows {
+            let from = Int(s[r])
+            out[count] = RowMove(from: from, to: r)
+            count += kept[from] ? 0 : 1
         }
+        return count
     }
 
     /// Patience sorting of up to 64 old rows with the tails as the bits of one word.

@@ -37,6 +37,9 @@ public struct RankingIndex {
     private var keys: [UInt64]
     private var scratch: [UInt64]
     private var counts: [Int]
+    /// The radix sort's write positions for one digit, 32-bit: half the first-level
+    /// cache that 64-bit positions for 4 096 buckets would take, the rest left to the lines being written.
+    private var cursors: [UInt32]
     /// The walker of the last ``rankAll(from:)``, for the distances asked of it.
     private var lastWalker: Walker?
     /// Place indices in ranking order after ``rankAll(from:)``.
@@ -62,8 +65,8 @@ public struct RankingIndex {
     public static let parallelThreshold = 200_000
     /// From this many places on, ``rankAll(from:)`` splits its work across ``threads``.
     public var parallelFrom = RankingIndex.parallelThreshold
-    /// Per-thread digit counts for the parallel radix sort, and each thread's largest key.
-    private var threadCounts: [Int] = []
+    /// Per-thread digit counts (32-bit, as ``cursors``) for the parallel radix sort, and each thread's largest key.
+    private var threadCounts: [UInt32] = []
     private var threadMax: [UInt64] = []
 
     /// `names` and `ids` break ties within a millimetre; both in the order of `coordinates`.
@@ -94,6 +97,7 @@ public struct RankingIndex {
         smallDistances = [Double](repeating: 0, count: count <= Self.smallCount ? count : 0)
         scratch = [UInt64](repeating: 0, count: count)
         counts = [Int](repeating: 0, count: Self.buckets * Self.maxDigits)
+        cursors = [UInt32](repeating: 0, count: Self.buckets)
         order = byTie.map { UInt32($0) }
         grid = PointGrid(coordinates)
     }
@@ -107,7 +111,7 @@ public struct RankingIndex {
     /// Bytes held per place by the index and its buffers (for memory budgets).
     public var bytesPerPlace: Double {
         let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 8 : 0)
-        return Double(perPlace) + Double(grid.bytes + counts.count * 8) / Double(max(count, 1))
+        return Double(perPlace) + Double(grid.bytes + counts.count * 8 + cursors.count * 4) / Double(max(count, 1))
     }
 
     /// The distance of place `index` from the last walker given to ``rankAll(from:)``.
@@ -343,7 +347,7 @@ public struct RankingIndex {
     private mutating func rankAllParallel(_ w: Walker, threads: Int) {
         let n = count
         let slice = (n + threads - 1) / threads
-        if threadCounts.count < threads * Self.buckets { threadCounts = [Int](repeating: 0, count: threads * Self.buckets) }
+        if threadCounts.count < threads * Self.buckets { threadCounts = [UInt32](repeating: 0, count: threads * Self.buckets) }
         if threadMax.count < threads { threadMax = [UInt64](repeating: 0, count: threads) }
         let karney = geodesic
         let places = coordinates
@@ -364,7 +368,7 @@ public struct RankingIndex {
                                         for v in 0..<Self.buckets { c[v] = 0 }
                                         let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, UnsafePointer(xs), UnsafePointer(ys), UnsafePointer(zs),
                                                                                 UnsafePointer(back), ks) { karney.distance(w.coordinate, places[$0]) } : 0
-                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] += 1 }
+                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] &+= 1 }
                                         pm.pointer[t] = localMax
                                     }
                                     var maxMM: UInt64 = 0
@@ -398,15 +402,15 @@ public struct RankingIndex {
                                         let lo = t * slice, hi = min(n, lo + slice)
                                         let s = from.pointer, c = pc.pointer + t * Self.buckets
                                         for v in 0..<Self.buckets { c[v] = 0 }
-                                        for i in lo..<max(lo, hi) { c[Int((s[i] >> shift) & Self.digitMask)] += 1 }
+                                        for i in lo..<max(lo, hi) { c[Int((s[i] >> shift) & Self.digitMask)] &+= 1 }
                                     }
                                 }
                                 // Stable: digit value first, then thread (slices in order).
                                 var total = 0
                                 for v in 0..<Self.buckets {
                                     for t in 0..<threads {
-                                        let k = tc[t * Self.buckets + v]
-                                        tc[t * Self.buckets + v] = total
+                                        let k = Int(tc[t * Self.buckets + v])
+                                        tc[t * Self.buckets + v] = UInt32(truncatingIfNeeded: total)
                                         total += k
                                     }
                                 }
@@ -417,8 +421,8 @@ public struct RankingIndex {
                                     for i in lo..<max(lo, hi) {
                                         let k = s[i]
                                         let slot = Int((k >> shift) & Self.digitMask)
-                                        out[c[slot]] = k
-                                        c[slot] += 1
+                                        out[Int(c[slot])] = k
+                                        c[slot] &+= 1
                                     }
                                 }
                                 swap(&src, &dst)
@@ -521,33 +525,43 @@ public struct RankingIndex {
             scratch.withUnsafeMutableBufferPointer { b in
                 order.withUnsafeMutableBufferPointer { o in
                     counts.withUnsafeMutableBufferPointer { c in
-                        if digits > 2 {
-                            // Past 16.7 km: the first two digits' counts from the distances are recounted with the third.
-                            for i in 0..<(buckets * digits) { c[i] = 0 }
-                            for i in 0..<n {
-                                let mm = a[i] >> 32
-                                for d in 0..<digits { c[d &* buckets &+ Int((mm >> (width &* UInt64(d))) & mask)] &+= 1 }
+                        cursors.withUnsafeMutableBufferPointer { cur in
+                            if digits > 2 {
+                                // Past 16.7 km: the first two digits' counts from the distances are recounted with the third.
+                                for i in 0..<(buckets * digits) { c[i] = 0 }
+                                for i in 0..<n {
+                                    let mm = a[i] >> 32
+                                    for d in 0..<digits { c[d &* buckets &+ Int((mm >> (width &* UInt64(d))) & mask)] &+= 1 }
+                                }
+                            }
+                            var src = a, dst = b
+                            for d in 0..<digits {
+                                var total = 0
+                                let base = d * buckets
+                                for v in 0..<buckets {
+                                    cur[v] = UInt32(truncatingIfNeeded: total)
+                                    total += c[base + v]
+                                }
+                                let shift = 32 + width * UInt64(d)
+                                if d == digits - 1 {
+                                    // The last pass writes the place indices, the order itself, not the keys.
+                                    for i in 0..<n {
+                                        let k = src[i]
+                                        let slot = Int((k >> shift) & mask)
+                                        o[Int(cur[slot])] = UInt32(truncatingIfNeeded: k)
+                                        cur[slot] &+= 1
+                                    }
+                                    break
+                                }
+                                for i in 0..<n {
+                                    let k = src[i]
+                                    let slot = Int((k >> shift) & mask)
+                                    dst[Int(cur[slot])] = k
+                                    cur[slot] &+= 1
+                                }
+                                swap(&src, &dst)
                             }
                         }
-                        var src = a, dst = b
-                        for d in 0..<digits {
-                            var total = 0
-                            let base = d * buckets
-                            for v in 0..<buckets {
-                                let t = c[base + v]
-                                c[base + v] = total
-                                total += t
-                            }
-                            let shift = 32 + width * UInt64(d)
-                            for i in 0..<n {
-                                let k = src[i]
-                                let slot = base &+ Int((k >> shift) & mask)
-                                dst[c[slot]] = k
-                                c[slot] &+= 1
-                            }
-                            swap(&src, &dst)
-                        }
-                        for r in 0..<n { o[r] = UInt32(truncatingIfNeeded: src[r]) }
                     }
                 }
             }

@@ -175,6 +175,7 @@ struct BenchCommand: ParsableCommand {
         var nearest: [(index: Int, distance: Double)] = []
         var inside: [Int] = []
         var diff = OrderDiff()
+        diff.threads = threads
         var moves: [RowMove] = []
         var previous: [UInt32] = []
         var sink = 0.0

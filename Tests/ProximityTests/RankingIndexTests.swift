@@ -217,6 +217,31 @@ extension RankingIndexTests {
     }
 }
 
+extension RankingIndexTests {
+    /// From `RankingIndex.parallelThreshold` rows on, the rows' positions and the moves are
+    /// worked out in slices on several threads; the moves must not depend on it.
+    @Test("minimal moves split across threads equal one thread's and patience sorting over arrays")
+    func movesSplit() {
+        let n = RankingIndex.parallelThreshold + 12_345
+        var rng = SplitMix64(seed: 77)
+        let previous = (0..<n).map { UInt32($0) }.shuffled(using: &rng)
+        let keys = (0..<n).map { Double($0) + Double(rng.next() % 8_001) - 4_000 }
+        for rows in [(0..<n).sorted { keys[$0] < keys[$1] }, (0..<n).shuffled(using: &rng)] {
+            let current = rows.map { previous[$0] }
+            var one = OrderDiff(), split = OrderDiff()
+            one.threads = 1
+            split.threads = 3
+            var a: [RowMove] = [], b: [RowMove] = []
+            one.moves(from: previous, to: current, into: &a)
+            split.moves(from: previous, to: current, into: &b)
+            #expect(a == b)
+            let keep = RowDiff.longestIncreasing(rows)
+            #expect(b.count == keep.filter { !$0 }.count)
+            #expect(b.first == rows.indices.first { !keep[$0] }.map { RowMove(from: rows[$0], to: $0) })
+        }
+    }
+}
+
 /// Run by `make test-large` (release) in a process of its own: a million places.
 @Suite("A million places, exact", .enabled(if: ProcessInfo.processInfo.environment["STROLL_LARGE"] == "1"))
 struct MillionPlacesRankingTests {
