@@ -15,188 +15,230 @@ import Foundation
 /// 64-bit word as the value: a few bit operations instead of a binary search
 /// of mispredicted branches over the tails. Up to 64 rows the set is a
 /// single word, up to 4 096 one level of words under a summary word held in
-/// a register, both without a branch. The result is the same subsequence
-/// the array form of the algorithm picks.
+/// a register, both without a branch. Below ``splitFrom`` rows the result is
+/// the subsequence the array form of the algorithm picks.
+///
+/// **Two halves.** From ``splitFrom`` rows on, the first half of the new rows
+/// is sorted forwards and the second half backwards (old rows read from the
+/// last new row, each `v` as `n − 1 − v`), each on a thread of its own when
+/// there are two or more. At the end, the tails below an old row `x` in the
+/// first half's set number the longest run of the first half under `x`, and
+/// the second half's tails at or above `x` the longest run of the second half
+/// from `x` on; the `x` with the largest sum (the smallest such `x`) joins the
+/// two runs into a longest one of the whole. The rows kept are a longest
+/// increasing subsequence, so the moves are as few as ever; which one is
+/// picked depends only on the rows, never on the number of threads.
 public struct OrderDiff {
-    private var position: [UInt32] = []
-    private var sequence: [UInt32] = []
-    /// By old row: the old row before it in its increasing run, or `UInt32.max`.
-    private var parent: [UInt32] = []
-    /// By old row: whether it stays.
-    private var keep: [Bool] = []
-    /// The tails as a set of old rows: ``levels`` of bit words, each summarising the one below (a bit per non-empty word).
-    private var bits: [UInt64] = []
-    /// Where each level of ``bits`` starts, and its words; for the size last seen.
-    /// A zero word lies before and after every level, so a word's neighbours can always be read.
-    private var levelStart: [Int] = []
-    private var levelWords: [Int] = []
-    /// Moves are written here first, without a capacity check per move, then appended at once.
-    private var written: [RowMove] = []
-    private var size = -1
-    /// Threads for the steps of ``moves(from:to:into:)`` that split (the rows' positions,
-    /// and writing the moves) from ``RankingIndex/parallelThreshold`` rows on; default every core.
-    /// The longest increasing subsequence itself runs on one.
+    private var space: Workspace?
+    /// Threads for the two halves of the longest run (from ``splitFrom`` rows on), and
+    /// for the rows' positions and the moves (from ``RankingIndex/parallelThreshold`` rows on);
+    /// default every core.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// From this many rows on, the longest run is found in two halves (on two threads when
+    /// ``threads`` allows, else one after the other: the same rows either way).
+    public static let splitFrom = 8_192
 
     public init() {}
 
-    private mutating func grow(_ n: Int) {
-        guard size != n else { return }
-        size = n
-        position = [UInt32](repeating: 0, count: n)
-        sequence = position
-        parent = position
-        keep = [Bool](repeating: false, count: n)
-        written = [RowMove](repeating: RowMove(from: 0, to: 0), count: n)
-        levelStart = []
-        levelWords = []
-        var words = (n + 63) >> 6, total = 1
-        repeat {
-            levelStart.append(total)
-            levelWords.append(words)
-            total += words + 1
-            words = (words + 63) >> 6
-        } while levelStart.count < 2 || levelWords[levelWords.count - 1] > 1
-        bits = [UInt64](repeating: 0, count: total)
-    }
-
     /// Writes the fewest moves turning `previous` into `current` (both permutations of 0..<n) into `moves`.
+    ///
+    /// The moves are written into `moves`' own storage: an array kept from the last
+    /// call is grown by the rows kept since, not filled again.
     public mutating func moves(from previous: [UInt32], to current: [UInt32], into moves: inout [RowMove]) {
-        moves.removeAll(keepingCapacity: true)
         let n = current.count
-        guard previous.count == n, n > 0 else { return }
-        grow(n)
-        // The buffers go to a static function as arguments: read through inout `self`
-        // inside closures, each would be retained and released on every call.
+        guard previous.count == n, n > 0 else {
+            moves.removeAll(keepingCapacity: true)
+            return
+        }
+        if space?.n != n || !isKnownUniquelyReferenced(&space) { space = Workspace(n) }
+        guard let space else { return }
         let split = n >= RankingIndex.parallelThreshold ? min(max(threads, 1), 64) : 1
-        Self.moves(previous, current, n, split, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
-    }
-
-    private static func moves(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int, _ threads: Int,
-                              _ position: inout [UInt32], _ sequence: inout [UInt32], _ parent: inout [UInt32], _ keep: inout [Bool],
-                              _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int],
-                              _ written: inout [RowMove], _ moves: inout [RowMove]) {
-        if threads > 1 {
-            return movesSplit(previous, current, n, threads, &position, &sequence, &parent, &keep, &bits, levelStart, levelWords, &written, &moves)
+        if moves.count < n {
+            moves.append(contentsOf: repeatElement(RowMove(from: 0, to: 0), count: n - moves.count))
+        } else if moves.count > n {
+            moves.removeLast(moves.count - n)
         }
-        for (r, p) in previous.enumerated() { position[Int(p)] = UInt32(r) }
-        for r in 0..<n { sequence[r] = position[Int(current[r])] }
-        for v in 0..<n { keep[v] = false }
-        let largest = longestRun(n, sequence, &parent, &bits, levelStart, levelWords)
-        markKept(largest, parent, &keep)
-        sequence.withUnsafeBufferPointer { s in
-            keep.withUnsafeBufferPointer { kept in
-                written.withUnsafeMutableBufferPointer { out in
-                    guard let s = s.baseAddress, let kept = kept.baseAddress, let out = out.baseAddress else { return }
-                    let count = writeMoves(0..<n, s, kept, out)
-                    moves.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
-                }
-            }
-        }
-    }
-
-    /// ``moves(_:_:_:_:_:_:_:_:_:_:_:_:_:)`` with the positions and the moves split across
-    /// `threads` contiguous slices of rows (worker threads get the buffers' addresses,
-    /// each writes only its slice or, for positions, the old rows of its slice: a permutation).
-    private static func movesSplit(_ previous: borrowing [UInt32], _ current: borrowing [UInt32], _ n: Int, _ threads: Int,
-                                   _ position: inout [UInt32], _ sequence: inout [UInt32], _ parent: inout [UInt32], _ keep: inout [Bool],
-                                   _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int],
-                                   _ written: inout [RowMove], _ moves: inout [RowMove]) {
-        let slice = (n + threads - 1) / threads
-        previous.withUnsafeBufferPointer { prev in
+        let written = previous.withUnsafeBufferPointer { prev in
             current.withUnsafeBufferPointer { cur in
-                position.withUnsafeMutableBufferPointer { pos in
-                    sequence.withUnsafeMutableBufferPointer { seq in
-                        keep.withUnsafeMutableBufferPointer { kept in
-                            let pp = Address(prev), pc = Address(cur), pq = Address(pos), ps = Address(seq), pk = Address(kept)
-                            DispatchQueue.concurrentPerform(iterations: threads) { t in
-                                let prev = pp.pointer, pos = pq.pointer, kept = pk.pointer
-                                for r in t * slice..<min(n, t * slice + slice) {
-                                    pos[Int(prev[r])] = UInt32(truncatingIfNeeded: r)
-                                    kept[r] = false
-                                }
-                            }
-                            DispatchQueue.concurrentPerform(iterations: threads) { t in
-                                let cur = pc.pointer, pos = pq.pointer, seq = ps.pointer
-                                for r in t * slice..<min(n, t * slice + slice) { seq[r] = pos[Int(cur[r])] }
-                            }
-                        }
-                    }
+                moves.withUnsafeMutableBufferPointer { out in
+                    guard let prev = prev.baseAddress, let cur = cur.baseAddress, let out = out.baseAddress else { return 0 }
+                    return Self.write(space, prev, cur, split, threads > 1, out)
                 }
             }
         }
-        let largest = longestRun(n, sequence, &parent, &bits, levelStart, levelWords)
-        markKept(largest, parent, &keep)
-        var counts = [Int](repeating: 0, count: threads)
-        sequence.withUnsafeBufferPointer { s in
-            keep.withUnsafeBufferPointer { kept in
-                written.withUnsafeMutableBufferPointer { out in
-                    counts.withUnsafeMutableBufferPointer { c in
-                        let ps = Address(s), pk = Address(kept), po = Address(out), pc = Address(c)
-                        // Each slice's moves at the start of its own part of `written`, then appended in slice order.
-                        DispatchQueue.concurrentPerform(iterations: threads) { t in
-                            let lo = min(n, t * slice), hi = min(n, lo + slice)
-                            pc.pointer[t] = writeMoves(lo..<hi, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), po.pointer + lo)
-                        }
-                        guard let out = out.baseAddress else { return }
-                        for t in 0..<threads {
-                            moves.append(contentsOf: UnsafeBufferPointer(start: out + min(n, t * slice), count: c[t]))
-                        }
-                    }
+        moves.removeLast(n - written)
+    }
+
+    /// The moves of `current` against `previous` (`space.n` rows each) written to `out`; returns how many.
+    private static func write(_ space: Workspace, _ previous: UnsafePointer<UInt32>, _ current: UnsafePointer<UInt32>,
+                              _ threads: Int, _ twoHalves: Bool, _ out: UnsafeMutablePointer<RowMove>) -> Int {
+        let n = space.n
+        let position = space.position, sequence = space.sequence, mirrored = space.mirrored, keep = space.keep
+        let halves = n >= splitFrom
+        let middle = n / 2
+        // The old row of each new row (and, split, the second half mirrored).
+        if threads == 1 {
+            for r in 0..<n { position[Int(previous[r])] = UInt32(truncatingIfNeeded: r) }
+            for r in 0..<n { sequence[r] = position[Int(current[r])] }
+            if halves {
+                for r in middle..<n { mirrored[n - 1 - r] = UInt32(truncatingIfNeeded: n - 1) &- sequence[r] }
+            }
+        } else {
+            let slice = (n + threads - 1) / threads
+            let pp = Address(previous), pc = Address(current), pq = Address(position), ps = Address(sequence), pm = Address(mirrored)
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                let prev = pp.pointer, pos = pq.pointer
+                for r in t * slice..<min(n, t * slice + slice) { pos[Int(prev[r])] = UInt32(truncatingIfNeeded: r) }
+            }
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                let cur = pc.pointer, pos = pq.pointer, seq = ps.pointer, mirror = pm.pointer
+                let lo = t * slice, hi = min(n, lo + slice)
+                for r in lo..<max(lo, hi) { seq[r] = pos[Int(cur[r])] }
+                if halves {
+                    let last = UInt32(truncatingIfNeeded: n - 1)
+                    for r in max(lo, middle)..<max(hi, middle) { mirror[n - 1 - r] = last &- seq[r] }
                 }
             }
+        }
+        for w in 0..<space.words { keep[w] = 0 }
+        if halves {
+            longestRunInHalves(space, twoHalves)
+        } else {
+            let largest = longestRun(space)
+            markKept(largest, space.parent, keep) { $0 }
+        }
+        if threads == 1 { return writeMoves(0..<n, sequence, keep, out) }
+        // Each slice counts its moves, then writes them where the slices before it end.
+        let slice = (n + threads - 1) / threads
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: threads) { c in
+            guard let counts = c.baseAddress else { return 0 }
+            let ps = Address(UnsafePointer(sequence)), pk = Address(UnsafePointer(keep)), po = Address(out), pc = Address(counts)
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                let seq = ps.pointer, kept = pk.pointer
+                var count = 0
+                for r in min(n, t * slice)..<min(n, t * slice + slice) { count += isKept(kept, Int(seq[r])) ? 0 : 1 }
+                pc.pointer[t] = count
+            }
+            var total = 0
+            for t in 0..<threads {
+                let k = counts[t]
+                counts[t] = total
+                total += k
+            }
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                let lo = min(n, t * slice), hi = min(n, lo + slice)
+                _ = writeMoves(lo..<hi, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), po.pointer + pc.pointer[t])
+            }
+            return total
         }
     }
 
-    /// Patience sorting over `sequence`: fills `parent`, returns the last old row of a longest run.
-    private static func longestRun(_ n: Int, _ sequence: borrowing [UInt32], _ parent: inout [UInt32],
-                                   _ bits: inout [UInt64], _ levelStart: borrowing [Int], _ levelWords: borrowing [Int]) -> Int {
-        var largest = -1
-        sequence.withUnsafeBufferPointer { s in
-            parent.withUnsafeMutableBufferPointer { par in
-                guard let s = s.baseAddress, let par = par.baseAddress else { return }
-                if n <= 64 {
-                    largest = patience(s, n, par)
-                    return
-                }
-                bits.withUnsafeMutableBufferPointer { bitWords in
-                    levelStart.withUnsafeBufferPointer { starts in
-                        levelWords.withUnsafeBufferPointer { counts in
-                            guard let words = bitWords.baseAddress else { return }
-                            for w in 0..<bitWords.count { words[w] = 0 }
-                            if n <= 4096 {
-                                largest = patience(s, n, par, low: words + starts[0], lowWords: counts[0])
-                                return
-                            }
-                            let tree = BitTree(words: words, start: starts, count: counts)
-                            largest = patience(s, n, par, tree)
-                        }
-                    }
-                }
-            }
-        }
-        return largest
+    /// Patience sorting over all of `space.sequence`: fills `space.parent`, returns the last old row of a longest run.
+    private static func longestRun(_ space: Workspace) -> Int {
+        let n = space.n, s = UnsafePointer(space.sequence), par = space.parent
+        if n <= 64 { return patience(s, n, par) }
+        space.trees.clear(0)
+        let tree = space.trees.tree(0)
+        if n <= 4096 { return patience(s, n, par, low: tree.words + tree.start[0], lowWords: tree.count[0]) }
+        return patience(s, n, par, tree)
     }
 
-    /// Marks the old rows of the longest run ending at `largest` as kept.
-    private static func markKept(_ largest: Int, _ parent: borrowing [UInt32], _ keep: inout [Bool]) {
-        var k = largest
+    /// The longest run as the first half's run forwards joined to the second half's
+    /// run backwards (see the type's notes); marks its old rows in `space.keep`.
+    private static func longestRunInHalves(_ space: Workspace, _ parallel: Bool) {
+        let n = space.n, middle = n / 2
+        let sa = Address(UnsafePointer(space.sequence)), sb = Address(UnsafePointer(space.mirrored))
+        let pa = Address(space.parent), pb = Address(space.parentBack), trees = space.trees
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: 2) { t in
+                if t == 0 {
+                    sortHalf(trees, 0, sa.pointer, middle, pa.pointer)
+                } else {
+                    sortHalf(trees, 1, sb.pointer, n - middle, pb.pointer)
+                }
+            }
+        } else {
+            sortHalf(trees, 0, sa.pointer, middle, pa.pointer)
+            sortHalf(trees, 1, sb.pointer, n - middle, pb.pointer)
+        }
+        // The tails of each half in ascending old rows: the first half's in `position`'s
+        // first `middle` slots, the second half's (as old rows) in the rest.
+        let forward = space.trees.tree(0), backward = space.trees.tree(1)
+        let tailsA = space.position, tailsB = space.position + middle
+        var countA = 0, countB = 0
+        for w in 0..<forward.count[0] {
+            var word = forward.words[forward.start[0] + w]
+            while word != 0 {
+                tailsA[countA] = UInt32(truncatingIfNeeded: w << 6 | word.trailingZeroBitCount)
+                countA += 1
+                word &= word &- 1
+            }
+        }
+        for w in stride(from: backward.count[0] - 1, through: 0, by: -1) {
+            var word = backward.words[backward.start[0] + w]
+            while word != 0 {
+                let high = 63 - word.leadingZeroBitCount
+                tailsB[countB] = UInt32(truncatingIfNeeded: n - 1 - (w << 6 | high))
+                countB += 1
+                word &= ~(UInt64(1) &<< UInt64(high))
+            }
+        }
+        // The runs' lengths through every x, in ascending x: one more after a first-half tail, one fewer after a second-half one.
+        var a = 0, b = 0, length = countB, best = countB, lastA = -1, bestA = -1, bestB = 0
+        while a < countA || b < countB {
+            let va = a < countA ? Int(tailsA[a]) : Int.max, vb = b < countB ? Int(tailsB[b]) : Int.max
+            if va < vb {
+                length += 1
+                lastA = va
+                a += 1
+                if length > best {
+                    best = length
+                    bestA = lastA
+                    bestB = b
+                }
+            } else {
+                length -= 1
+                b += 1
+            }
+        }
+        markKept(bestA, space.parent, space.keep) { $0 }
+        if bestB < countB {
+            markKept(n - 1 - Int(tailsB[bestB]), space.parentBack, space.keep) { n - 1 - $0 }
+        }
+    }
+
+    /// Patience sorting of one half (`count` old rows of `s`) into tree `t`.
+    private static func sortHalf(_ trees: Trees, _ t: Int, _ s: UnsafePointer<UInt32>, _ count: Int, _ par: UnsafeMutablePointer<UInt32>) {
+        trees.clear(t)
+        _ = patience(s, count, par, trees.tree(t))
+    }
+
+    /// Marks the old rows of the run ending at `last` (followed through `parent`) in `keep`; `row` maps a value to its old row.
+    @inline(__always)
+    private static func markKept(_ last: Int, _ parent: UnsafeMutablePointer<UInt32>, _ keep: UnsafeMutablePointer<UInt64>, _ row: (Int) -> Int) {
+        var k = last
         while k >= 0 {
-            keep[k] = true
+            let v = row(k)
+            keep[v >> 6] |= UInt64(1) &<< UInt64(v & 63)
             let p = parent[k]
             k = p == .max ? -1 : Int(p)
         }
     }
 
+    @inline(__always)
+    private static func isKept(_ keep: UnsafePointer<UInt64>, _ v: Int) -> Bool {
+        keep[v >> 6] & (UInt64(1) &<< UInt64(v & 63)) != 0
+    }
+
     /// Writes the moves of the new rows `rows` (every row whose old row is not kept) to `out`; returns how many.
     @inline(__always)
-    private static func writeMoves(_ rows: Range<Int>, _ s: UnsafePointer<UInt32>, _ kept: UnsafePointer<Bool>,
+    private static func writeMoves(_ rows: Range<Int>, _ s: UnsafePointer<UInt32>, _ keep: UnsafePointer<UInt64>,
                                    _ out: UnsafeMutablePointer<RowMove>) -> Int {
         var count = 0
         for r in rows {
             let from = Int(s[r])
             out[count] = RowMove(from: from, to: r)
-            count += kept[from] ? 0 : 1
+            count += Int(truncatingIfNeeded: ~(keep[from >> 6] &>> UInt64(from & 63)) & 1)
         }
         return count
     }
@@ -249,73 +291,73 @@ public struct OrderDiff {
         return top << 6 + 63 - low[top].leadingZeroBitCount
     }
 
-    /// Patience sorting of the old rows `s` (a permutation of 0..<n) with the tails
-    /// as a set; fills `par` and returns the last old row of a longest run.
+    /// Patience sorting of the `count` old rows `s` (distinct, within the tree's range) with the
+    /// tails as a set; fills `par` and returns the last old row of a longest run.
     ///
-    /// The common case has no unpredictable branch: the value's successor is
-    /// found in its own word, or through the summary word over it (or the next
-    /// summary word), its predecessor likewise, all candidates computed and the
-    /// right one selected; the words and summary bits are written back
-    /// unconditionally. Only where a neighbour lies further away, or a summary
-    /// word empties or fills, is the tree searched or updated in full.
-    private static func patience(_ s: UnsafePointer<UInt32>, _ n: Int, _ par: UnsafeMutablePointer<UInt32>, _ tree: BitTree) -> Int {
+    /// The common case is one word: the value's word holds members both below
+    /// and above it (the successor leaves, the predecessor is its run's last),
+    /// or the value extends the longest run and its word already holds a member.
+    /// Then no summary word changes and the word is written back at once, a
+    /// dozen instructions. Otherwise (a neighbour in another word, or a word
+    /// that fills: about one value in six at 10 000 rows, most values at a
+    /// million, where the tails are sparser) the neighbours are found through
+    /// the summary word over the value's word, or else the whole tree, and the
+    /// summary bits are updated only where a word empties or fills.
+    private static func patience(_ s: UnsafePointer<UInt32>, _ count: Int, _ par: UnsafeMutablePointer<UInt32>, _ tree: BitTree) -> Int {
         let low = tree.words + tree.start[0], summary = tree.words + tree.start[1]
-        let lastWord = tree.count[0]          // the zero word after level 0
-        var largest = -1, smallest = n
-        for i in 0..<n {
+        var largest = -1
+        for i in 0..<count {
             let v = Int(s[i])
-            let w = v >> 6, bit = UInt64(1) &<< UInt64(v & 63)
-            let sw = w >> 6, summaryBit = UInt64(1) &<< UInt64(w & 63)
+            let w = v &>> 6, bit = UInt64(1) &<< UInt64(v & 63)
             let word = low[w]
-            let here = summary[sw], next = summary[sw + 1], previous = summary[sw - 1]
             let above = word & ~(bit | (bit &- 1)), below = word & (bit &- 1)
-            let wordsAbove = here & ~(summaryBit | (summaryBit &- 1)), wordsBelow = here & (summaryBit &- 1)
-            let extends = v > largest, first = v < smallest
-            // The nearest non-empty words after and before w among two summary words each
-            // (128 when none; the slow path takes those), then the members in them.
-            let after = lowest(wordsAbove, next), before = highest(wordsBelow, previous)
-            let successorWord = min(sw << 6 + after, lastWord)
-            let predecessorWord = max(sw << 6 + 63 - before, -1)
-            let farSuccessor = successorWord << 6 + low[successorWord].trailingZeroBitCount
-            let farPredecessor = predecessorWord << 6 + 63 - low[predecessorWord].leadingZeroBitCount
-            let successorFound = above != 0 || after < 128
-            let predecessorFound = below != 0 || before < 128
-            if !extends && (!successorFound || !(predecessorFound || first)) {
-                // A neighbour further away: search and update the tree in full.
-                let successor = tree.successor(atLeast: v + 1)
-                let predecessor = tree.predecessor(atMost: v - 1)
-                par[v] = predecessor >= 0 ? UInt32(truncatingIfNeeded: predecessor) : .max
-                tree.remove(successor)
-                tree.insert(v)
-                if successor == largest { largest = v }
-                smallest = min(smallest, v)
+            let extends = v > largest
+            if word != 0 && (extends || (above != 0 && below != 0)) {
+                // The successor (the lowest member above v) leaves unless v extends the run; v joins.
+                let clear = above & (0 &- above) & (extends ? 0 : ~0)
+                low[w] = word & ~clear | bit
+                let predecessor = w &<< 6 | (63 &- below.leadingZeroBitCount)
+                par[v] = UInt32(truncatingIfNeeded: select(extends, largest, predecessor))      // -1: none
+                let successor = w &<< 6 | above.trailingZeroBitCount
+                largest = select(extends || successor == largest, v, largest)
                 continue
             }
-            let successor = select(above == 0, farSuccessor, w << 6 + above.trailingZeroBitCount)
-            let nearPredecessor = select(below == 0, farPredecessor, w << 6 + 63 - below.leadingZeroBitCount)
-            let predecessor = select(extends, largest, select(first, -1, nearPredecessor))
-            par[v] = UInt32(truncatingIfNeeded: predecessor)          // -1 becomes UInt32.max: none
-            // The successor leaves the tails (unless v extends them), v joins: most often
-            // within one non-empty word, when no summary bit changes.
-            let removedWord = select(extends, w, successor >> 6)
-            let clear = UInt64(truncatingIfNeeded: select(extends, 0, -1)) & UInt64(1) &<< UInt64(successor & 63)
-            if removedWord == w && word != 0 {
-                low[w] = word & ~clear | bit
-            } else {
-                low[removedWord] &= ~clear
-                low[w] |= bit
-                if low[removedWord] == 0 {
-                    summary[removedWord >> 6] &= ~(UInt64(1) &<< UInt64(removedWord & 63))
-                    if summary[removedWord >> 6] == 0 { tree.refresh(removedWord >> 6, level: 1) }
-                }
-                if word == 0 {
-                    let old = summary[sw]
-                    summary[sw] = old | summaryBit
-                    if old == 0 { tree.refresh(sw, level: 1) }
+            // A neighbour in another word: through the summary word over w, else the whole tree.
+            let sw = w &>> 6, wordBit = UInt64(1) &<< UInt64(w & 63), near = summary[sw]
+            var successor = -1
+            if !extends {
+                let later = near & ~(wordBit | (wordBit &- 1))
+                if above != 0 {
+                    successor = w &<< 6 | above.trailingZeroBitCount
+                } else if later != 0 {
+                    let next = sw &<< 6 | later.trailingZeroBitCount
+                    successor = next &<< 6 | low[next].trailingZeroBitCount
+                } else {
+                    successor = tree.successor(atLeast: (w + 1) &<< 6)
                 }
             }
-            largest = select(extends || successor == largest, v, largest)
-            smallest = min(smallest, v)
+            var predecessor = largest
+            if !extends {
+                let earlier = near & (wordBit &- 1)
+                if below != 0 {
+                    predecessor = w &<< 6 | (63 &- below.leadingZeroBitCount)
+                } else if earlier != 0 {
+                    let previous = sw &<< 6 | (63 &- earlier.leadingZeroBitCount)
+                    predecessor = previous &<< 6 | (63 &- low[previous].leadingZeroBitCount)
+                } else {
+                    predecessor = tree.predecessor(atMost: w &<< 6 - 1)
+                }
+            }
+            par[v] = UInt32(truncatingIfNeeded: predecessor)         // -1 becomes UInt32.max: none
+            low[w] = word | bit
+            if word == 0 { tree.refresh(w, level: 0) }
+            if successor >= 0 {
+                let removed = successor &>> 6
+                let left = low[removed] & ~(UInt64(1) &<< UInt64(successor & 63))
+                low[removed] = left
+                if left == 0 { tree.refresh(removed, level: 0) }
+            }
+            if extends || successor == largest { largest = v }
         }
         return largest
     }
@@ -328,18 +370,80 @@ private func select(_ condition: Bool, _ a: Int, _ b: Int) -> Int {
     return a & m | b & ~m
 }
 
-/// The lowest set bit of the 128-bit `high:low` pair (`low` first), 128 if none.
-@inline(__always)
-private func lowest(_ low: UInt64, _ high: UInt64) -> Int {
-    let a = low.trailingZeroBitCount
-    return a &+ (high.trailingZeroBitCount & (0 &- (a >> 6)))
+/// The buffers of an ``OrderDiff`` for `n` rows, allocated once and reused
+/// for every diff of that size (``OrderDiff`` replaces it when shared).
+private final class Workspace {
+    let n: Int
+    /// Words of a bit per row (``keep``).
+    let words: Int
+    /// `position`: by place, its old row; `sequence`: by new row, its old row;
+    /// `mirrored`: the second half of `sequence` backwards, each `v` as `n − 1 − v` (``OrderDiff/splitFrom`` rows on).
+    let position, sequence, mirrored: UnsafeMutablePointer<UInt32>
+    /// By old row (mirrored old row for `parentBack`): the one before it in its run, or `UInt32.max`.
+    let parent, parentBack: UnsafeMutablePointer<UInt32>
+    /// A bit per old row: whether it stays.
+    let keep: UnsafeMutablePointer<UInt64>
+    /// Two sets of old rows as trees of bit words (the second for the backward half).
+    let trees: Trees
+    private let treeWords: UnsafeMutablePointer<UInt64>
+    private let levelStart, levelWords: UnsafeMutablePointer<Int>
+
+    init(_ n: Int) {
+        self.n = n
+        words = (n + 63) >> 6
+        let halves = n >= OrderDiff.splitFrom
+        position = .allocate(capacity: n)
+        sequence = .allocate(capacity: n)
+        mirrored = .allocate(capacity: halves ? n - n / 2 : 1)
+        parent = .allocate(capacity: n)
+        parentBack = .allocate(capacity: halves ? n : 1)
+        keep = .allocate(capacity: words)
+        // Level 0 a bit per value, each level above a bit per word of the one below, up to
+        // one word (at least two levels); a zero word before and after every level.
+        var starts: [Int] = [], counts: [Int] = []
+        var level = words, total = 1
+        repeat {
+            starts.append(total)
+            counts.append(level)
+            total += level + 1
+            level = (level + 63) >> 6
+        } while starts.count < 2 || counts[counts.count - 1] > 1
+        levelStart = .allocate(capacity: starts.count)
+        levelStart.initialize(from: starts, count: starts.count)
+        levelWords = .allocate(capacity: counts.count)
+        levelWords.initialize(from: counts, count: counts.count)
+        treeWords = .allocate(capacity: 2 * total)
+        treeWords.initialize(repeating: 0, count: 2 * total)
+        trees = Trees(words: Address(treeWords), start: Address(levelStart), count: Address(levelWords), levels: starts.count, total: total)
+    }
+
+    deinit {
+        for buffer in [position, sequence, mirrored, parent, parentBack] { buffer.deallocate() }
+        keep.deallocate()
+        treeWords.deallocate()
+        levelStart.deallocate()
+        levelWords.deallocate()
+    }
 }
 
-/// How far below the top of the 128-bit `high:low` pair its highest set bit is, 128 if none.
-@inline(__always)
-private func highest(_ high: UInt64, _ low: UInt64) -> Int {
-    let a = high.leadingZeroBitCount
-    return a &+ (low.leadingZeroBitCount & (0 &- (a >> 6)))
+/// Two trees of bit words laid out alike, by address (handed to worker threads,
+/// each of which works on one tree only).
+private struct Trees: Sendable {
+    let words: Address<UInt64>
+    let start: Address<Int>
+    let count: Address<Int>
+    let levels: Int
+    /// Words per tree, the zero words included.
+    let total: Int
+
+    func tree(_ t: Int) -> BitTree {
+        BitTree(words: words.pointer + t * total, start: UnsafeBufferPointer(start: start.pointer, count: levels),
+                count: UnsafeBufferPointer(start: count.pointer, count: levels))
+    }
+
+    func clear(_ t: Int) {
+        (words.pointer + t * total).update(repeating: 0, count: total)
+    }
 }
 
 /// A set of integers below a bound as a 64-ary tree of bit words: level 0 has

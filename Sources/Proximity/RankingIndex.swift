@@ -31,8 +31,8 @@ public struct RankingIndex {
     /// Coordinates by place index.
     public let coordinates: [Coordinate]
     // Positions are stored in tie order (name, then id), so that a stable sort by millimetres alone gives the contract's order.
-    private let x: [Double], y: [Double], z: [Double]
-    private let tieRank: [UInt32]
+    @usableFromInline let x: [Double], y: [Double], z: [Double]
+    @usableFromInline let tieRank: [UInt32]
     private let indexOfTie: [UInt32]
     private var keys: [UInt64]
     private var scratch: [UInt64]
@@ -41,16 +41,16 @@ public struct RankingIndex {
     /// cache that 64-bit positions for 4 096 buckets would take, the rest left to the lines being written.
     private var cursors: [UInt32]
     /// The walker of the last ``rankAll(from:)``, for the distances asked of it.
-    private var lastWalker: Walker?
+    @usableFromInline private(set) var lastWalker: Walker?
     /// Place indices in ranking order after ``rankAll(from:)``.
     public private(set) var order: [UInt32]
     /// Distances by tie position, kept for sets of up to ``smallCount`` places
     /// (larger sets compute the few rows asked for again: storing every distance costs more).
-    private var smallDistances: [Double]
+    @usableFromInline private(set) var smallDistances: [Double]
     /// Up to this many places, ``rankAll(from:)`` takes the path for small sets (one ``block``).
-    static let smallCount = block
+    @usableFromInline static let smallCount = block
     private let grid: PointGrid
-    private let geodesic: Geodesic
+    @usableFromInline let geodesic: Geodesic
     /// Threads ``rankAll(from:)`` uses for ``parallelThreshold`` places or more
     /// (default: every core); below that, one (thread start-up costs more than it saves, measured).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
@@ -116,28 +116,33 @@ public struct RankingIndex {
 
     /// The distance of place `index` from the last walker given to ``rankAll(from:)``.
     /// (Computed as the ranking computed it: the series, or Karney's method where the ranking used it.)
+    @inlinable
     public func distance(ofPlace index: Int) -> Double {
+        // Small sets keep their distances (zero before the first ranking); reading the
+        // walker first would copy it on every call.
+        if count <= Self.smallCount { return smallDistances[Int(tieRank[index])] }
         guard let w = lastWalker else { return 0 }
         let t = Int(tieRank[index])
-        if count <= Self.smallCount { return smallDistances[t] }
         let d = w.distance(x[t], y[t], z[t])
         // Karney's method only where the ranking used it (passing the geodesic and the places costs retains).
         return Self.needsKarney(d, d * 1000) ? geodesic.distance(w.coordinate, coordinates[index]) : d
     }
 
     /// The distance of the place in row `rank` of ``order``.
+    @inlinable
     public func distance(atRank rank: Int) -> Double { distance(ofPlace: Int(order[rank])) }
 
     // MARK: Distances
 
     /// A frame for the walker: ECEF position, local east and north, inverse radii of curvature.
-    struct Walker {
-        let coordinate: Coordinate
-        let wx: Double, wy: Double, wz: Double
-        let nx: Double, ny: Double, nz: Double
+    @usableFromInline
+    struct Walker: Sendable {
+        @usableFromInline let coordinate: Coordinate
+        @usableFromInline let wx: Double, wy: Double, wz: Double
+        @usableFromInline let nx: Double, ny: Double, nz: Double
         /// The series' coefficients, from the inverse radii of curvature `1/M`, `1/N`:
         /// `c²/(24N²)` and `2(1/N)(1/M − 1/N)/24`.
-        let a: Double, b: Double
+        @usableFromInline let a: Double, b: Double
 
         init(_ c: Coordinate, ellipsoid: Ellipsoid) {
             coordinate = c
@@ -164,7 +169,7 @@ public struct RankingIndex {
         /// expanded to first order in `1/M − 1/N` (a few parts in a thousand), so that no
         /// division is needed: `c²/R² ≈ c²/N² + 2(1/N)(1/M − 1/N)·c_north²`. The dropped
         /// terms are under 1e-8 m at 10 km; the whole stays within the tolerance up to 20 km (tested).
-        @inline(__always)
+        @inlinable @inline(__always)
         func distance(_ px: Double, _ py: Double, _ pz: Double) -> Double {
             let dx = px - wx, dy = py - wy, dz = pz - wz
             let c2 = dx * dx + dy * dy + dz * dz
@@ -182,11 +187,11 @@ public struct RankingIndex {
     }
 
     /// Series distances are computed this many at a time (per thread).
-    static let block = 256
+    @usableFromInline static let block = 256
     /// Added to a non-negative double below 2⁵¹ and taken away again, it rounds
     /// the double to the nearest whole number (ties to even), and the sum's low
     /// bits are that whole number: rounding without a conversion that can trap.
-    static let roundingBias = 6_755_399_441_055_744.0    // 1.5 · 2⁵²
+    @usableFromInline static let roundingBias = 6_755_399_441_055_744.0    // 1.5 · 2⁵²
 
     /// Keys for the places in `range` (tie positions): millimetres above the
     /// place's index; the largest millimetre is returned.
@@ -280,7 +285,7 @@ public struct RankingIndex {
     /// Whether the series' distance `d` (`mm` in millimetres) cannot decide the
     /// millimetre it rounds to: near a half millimetre, within the series' error
     /// bound at that distance, or beyond the series' range.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func needsKarney(_ d: Double, _ mm: Double) -> Bool {
         d > GeodesicDistanceFrame.exactRange || abs(mm - (mm + roundingBias - roundingBias)) >= 0.5 - GeodesicDistanceFrame.tolerance(atDistance: d) * 1000
     }
@@ -632,6 +637,14 @@ struct Address<Element>: Sendable {
 
     init(_ buffer: UnsafeMutableBufferPointer<Element>) {
         bits = UInt(bitPattern: buffer.baseAddress)
+    }
+
+    init(_ pointer: UnsafePointer<Element>) {
+        bits = UInt(bitPattern: pointer)
+    }
+
+    init(_ pointer: UnsafeMutablePointer<Element>) {
+        bits = UInt(bitPattern: pointer)
     }
 
     /// The address (never null: only non-empty buffers are handed out).

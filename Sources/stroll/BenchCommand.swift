@@ -63,7 +63,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
     var dumpPlaces: String?
 
-    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on; default: every core. The other variants use one.", valueName: "N"))
+    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on, and for the two halves of the minimal moves from 8192; default: every core. The other variants use one.", valueName: "N"))
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "map-pan and map-zoom: the pins share a clustering identifier and are drawn clustered.")
@@ -327,9 +327,12 @@ struct BenchCommand: ParsableCommand {
         report((samples, buildMs, 0, Double(bytes)))
     }
 
-    /// The threads the variant's updates run on.
+    /// The threads the variant's updates run on (moves: the longest run's two halves from
+    /// `OrderDiff.splitFrom` rows, the rest from `RankingIndex.parallelThreshold`).
     var threadsUsed: Int {
-        ["full", "full-distances", "moves"].contains(variant) && count >= RankingIndex.parallelThreshold ? threads : 1
+        guard ["full", "full-distances", "moves"].contains(variant) else { return 1 }
+        if count >= RankingIndex.parallelThreshold { return threads }
+        return variant == "moves" && count >= OrderDiff.splitFrom ? min(threads, 2) : 1
     }
 
     func report(_ result: ([Double], Double, Double, Double), indexMs: Double? = nil) {

@@ -188,8 +188,8 @@ struct RankingIndexTests {
 extension RankingIndexTests {
     /// The tails live in one word up to 64 rows, else in a tree of bit words with a fast
     /// path for neighbours in the nearest words; these orders reach every level and every slower path.
-    @Test("integer minimal moves pick the same rows as patience sorting over arrays, in one word and with up to three levels of bit words",
-          arguments: [1, 2, 10, 63, 64, 65, 1_000, 4_096, 4_097, 70_000])
+    @Test("integer minimal moves pick the same rows as patience sorting over arrays below the split into halves, and a longest run above it, in one word and with up to three levels of bit words",
+          arguments: [1, 2, 10, 63, 64, 65, 1_000, 4_096, 4_097, OrderDiff.splitFrom - 1, OrderDiff.splitFrom, 70_000])
     func movesLarge(n: Int) {
         var rng = SplitMix64(seed: UInt64(n))
         var diff = OrderDiff()
@@ -211,33 +211,80 @@ extension RankingIndexTests {
             let current = rows.map { previous[$0] }
             diff.moves(from: previous, to: current, into: &moves)
             let keep = RowDiff.longestIncreasing(rows)
-            let expected = rows.indices.filter { !keep[$0] }.map { RowMove(from: rows[$0], to: $0) }
-            #expect(moves == expected)
+            if n < OrderDiff.splitFrom {
+                let expected = rows.indices.filter { !keep[$0] }.map { RowMove(from: rows[$0], to: $0) }
+                #expect(moves == expected)
+            } else {
+                #expect(Self.keptRun(moves, rows) == keep.filter { $0 }.count)
+            }
         }
+    }
+
+    /// How many rows `moves` keeps, if they are valid moves from the old rows `rows[r]` to the
+    /// new rows `r` (in new-row order, every row not moved keeping its place among the others); else -1.
+    static func keptRun(_ moves: [RowMove], _ rows: [Int]) -> Int {
+        var moved = [Bool](repeating: false, count: rows.count)
+        var lastTo = -1
+        for m in moves {
+            guard m.to > lastTo, m.to < rows.count, m.from == rows[m.to] else { return -1 }
+            moved[m.to] = true
+            lastTo = m.to
+        }
+        var lastFrom = -1, kept = 0
+        for r in rows.indices where !moved[r] {
+            guard rows[r] > lastFrom else { return -1 }
+            lastFrom = rows[r]
+            kept += 1
+        }
+        return kept
     }
 }
 
 extension RankingIndexTests {
-    /// From `RankingIndex.parallelThreshold` rows on, the rows' positions and the moves are
-    /// worked out in slices on several threads; the moves must not depend on it.
-    @Test("minimal moves split across threads equal one thread's and patience sorting over arrays")
-    func movesSplit() {
-        let n = RankingIndex.parallelThreshold + 12_345
+    /// From `OrderDiff.splitFrom` rows on, the longest run is found in two halves on two
+    /// threads, and from `RankingIndex.parallelThreshold` rows on the rows' positions and the
+    /// moves are worked out in slices on several threads; the moves must not depend on either.
+    @Test("minimal moves split across threads equal one thread's, and keep a longest run",
+          arguments: [OrderDiff.splitFrom + 1, 50_001, RankingIndex.parallelThreshold + 12_345])
+    func movesSplit(n: Int) {
         var rng = SplitMix64(seed: 77)
         let previous = (0..<n).map { UInt32($0) }.shuffled(using: &rng)
         let keys = (0..<n).map { Double($0) + Double(rng.next() % 8_001) - 4_000 }
-        for rows in [(0..<n).sorted { keys[$0] < keys[$1] }, (0..<n).shuffled(using: &rng)] {
+        let near = (0..<n).map { Double($0) + Double(rng.next() % 81) - 40 }
+        for rows in [(0..<n).sorted { keys[$0] < keys[$1] }, (0..<n).sorted { near[$0] < near[$1] },
+                     (0..<n).shuffled(using: &rng), Array((0..<n).reversed()), Array(0..<n)] {
             let current = rows.map { previous[$0] }
-            var one = OrderDiff(), split = OrderDiff()
+            var one = OrderDiff(), two = OrderDiff(), three = OrderDiff()
             one.threads = 1
-            split.threads = 3
-            var a: [RowMove] = [], b: [RowMove] = []
+            two.threads = 2
+            three.threads = 3
+            var a: [RowMove] = [], b: [RowMove] = [], c: [RowMove] = []
             one.moves(from: previous, to: current, into: &a)
-            split.moves(from: previous, to: current, into: &b)
+            two.moves(from: previous, to: current, into: &b)
+            three.moves(from: previous, to: current, into: &c)
             #expect(a == b)
+            #expect(a == c)
             let keep = RowDiff.longestIncreasing(rows)
-            #expect(b.count == keep.filter { !$0 }.count)
-            #expect(b.first == rows.indices.first { !keep[$0] }.map { RowMove(from: rows[$0], to: $0) })
+            #expect(Self.keptRun(c, rows) == keep.filter { $0 }.count)
+        }
+    }
+
+    /// The moves are written into the caller's array, grown or shrunk to fit: a reused
+    /// array holding more or fewer moves than the next diff must end with exactly its moves.
+    @Test("minimal moves into a reused array of any length are exactly the new moves")
+    func movesReused() {
+        var rng = SplitMix64(seed: 78)
+        var diff = OrderDiff()
+        var moves = [RowMove](repeating: RowMove(from: 7, to: 7), count: 50_000)
+        for n in [10, 20_000, 3, 20_000, 9_000, 1] {
+            let previous = (0..<n).map { UInt32($0) }
+            var rows = Array(0..<n)
+            for _ in 0..<(n / 3) { rows.swapAt(Int(rng.next() % UInt64(n)), Int(rng.next() % UInt64(n))) }
+            let current = rows.map { previous[$0] }
+            diff.moves(from: previous, to: current, into: &moves)
+            let keep = RowDiff.longestIncreasing(rows)
+            #expect(moves.count == keep.filter { !$0 }.count)
+            #expect(Self.keptRun(moves, rows) == keep.filter { $0 }.count)
         }
     }
 }
