@@ -11,9 +11,10 @@ import Foundation
 /// instead of a sorted array: the tail a new value replaces is its successor
 /// in the set, the run it extends ends at its predecessor, and the longest
 /// run ends at the set's largest value. Between two orders of a walk each
-/// place moves a short way, so both neighbours are nearly always in the same
-/// 64-bit word as the value: a few bit operations instead of a binary search
-/// of mispredicted branches over the tails. Up to 64 rows the set is a
+/// place moves a short way, so both neighbours are often in the same 64-bit
+/// word as the value (most values at 10 000 rows; at a million the tails are
+/// sparser and most values look one summary word up): a few bit
+/// operations instead of a binary search of mispredicted branches over the tails. Up to 64 rows the set is a
 /// single word, up to 4 096 one level of words under a summary word held in
 /// a register, both without a branch. Below ``splitFrom`` rows the result is
 /// the subsequence the array form of the algorithm picks.
@@ -299,8 +300,8 @@ public struct OrderDiff {
     /// or the value extends the longest run and its word already holds a member.
     /// Then no summary word changes and the word is written back at once, a
     /// dozen instructions. Otherwise (a neighbour in another word, or a word
-    /// that fills: about one value in six at 10 000 rows, most values at a
-    /// million, where the tails are sparser) the neighbours are found through
+    /// that fills: the fewer values at 10 000 rows, most values at a million,
+    /// where the tails are sparser) the neighbours are found through
     /// the summary word over the value's word, or else the whole tree, and the
     /// summary bits are updated only where a word empties or fills.
     private static func patience(_ s: UnsafePointer<UInt32>, _ count: Int, _ par: UnsafeMutablePointer<UInt32>, _ tree: BitTree) -> Int {
