@@ -232,11 +232,18 @@ public struct OrderDiff {
     }
 
     /// Writes the moves of the new rows `rows` (every row whose old row is not kept) to `out`; returns how many.
+    ///
+    /// Every row is written at the next free slot and the slot is kept only for a move. The
+    /// loop stops at the last row that moves: a kept row's write is then always overwritten
+    /// by a later move, so nothing is written past this range's moves (on several threads,
+    /// the next slice's moves start right there).
     @inline(__always)
     private static func writeMoves(_ rows: Range<Int>, _ s: UnsafePointer<UInt32>, _ keep: UnsafePointer<UInt64>,
                                    _ out: UnsafeMutablePointer<RowMove>) -> Int {
+        var end = rows.upperBound
+        while end > rows.lowerBound && isKept(keep, Int(s[end - 1])) { end -= 1 }
         var count = 0
-        for r in rows {
+        for r in rows.lowerBound..<end {
             let from = Int(s[r])
             out[count] = RowMove(from: from, to: r)
             count += Int(truncatingIfNeeded: ~(keep[from >> 6] &>> UInt64(from & 63)) & 1)
