@@ -462,18 +462,6 @@ private struct BitTree {
     let start: UnsafeBufferPointer<Int>
     let count: UnsafeBufferPointer<Int>
 
-    @inline(__always)
-    func insert(_ value: Int) {
-        words[start[0] + value >> 6] |= UInt64(1) &<< UInt64(value & 63)
-        refresh(value >> 6, level: 0)
-    }
-
-    @inline(__always)
-    func remove(_ value: Int) {
-        words[start[0] + value >> 6] &= ~(UInt64(1) &<< UInt64(value & 63))
-        refresh(value >> 6, level: 0)
-    }
-
     /// Word `index` of `level` may have emptied or filled: sets its bit in the
     /// level above to match, and so on up while a word there changes too.
     func refresh(_ index: Int, level: Int) {
