@@ -44,8 +44,9 @@ public struct RankingIndex {
     @usableFromInline private(set) var lastWalker: Walker?
     /// Place indices in ranking order after ``rankAll(from:)``.
     public private(set) var order: [UInt32]
-    /// Distances by tie position, kept for sets of up to ``smallCount`` places
-    /// (larger sets compute the few rows asked for again: storing every distance costs more).
+    /// Distances by tie position, then the same by rank, kept for sets of up to
+    /// ``smallCount`` places (larger sets compute the few rows asked for again:
+    /// storing every distance costs more).
     @usableFromInline private(set) var smallDistances: [Double]
     /// Up to this many places, ``rankAll(from:)`` takes the path for small sets (one ``block``).
     @usableFromInline static let smallCount = block
@@ -93,9 +94,10 @@ public struct RankingIndex {
         x = xs
         y = ys
         z = zs
-        keys = [UInt64](repeating: 0, count: count)
-        smallDistances = [Double](repeating: 0, count: count <= Self.smallCount ? count : 0)
-        scratch = [UInt64](repeating: 0, count: count)
+        // Small sets sort their keys in the second half.
+        keys = [UInt64](repeating: 0, count: count <= Self.smallCount ? 2 * count : count)
+        smallDistances = [Double](repeating: 0, count: count <= Self.smallCount ? 2 * count : 0)
+        scratch = [UInt64](repeating: 0, count: count <= Self.smallCount ? 0 : count)
         counts = [Int](repeating: 0, count: Self.buckets * Self.maxDigits)
         cursors = [UInt32](repeating: 0, count: Self.buckets)
         order = byTie.map { UInt32($0) }
@@ -110,7 +112,7 @@ public struct RankingIndex {
 
     /// Bytes held per place by the index and its buffers (for memory budgets).
     public var bytesPerPlace: Double {
-        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 8 : 0)
+        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 16 : 0)    // small sets: no scratch, keys twice as long, distances by tie and by rank
         return Double(perPlace) + Double(grid.bytes + counts.count * 8 + cursors.count * 4) / Double(max(count, 1))
     }
 
@@ -130,7 +132,10 @@ public struct RankingIndex {
 
     /// The distance of the place in row `rank` of ``order``.
     @inlinable
-    public func distance(atRank rank: Int) -> Double { distance(ofPlace: Int(order[rank])) }
+    public func distance(atRank rank: Int) -> Double {
+        if count <= Self.smallCount { return smallDistances[count + rank] }
+        return distance(ofPlace: Int(order[rank]))
+    }
 
     // MARK: Distances
 
@@ -461,22 +466,34 @@ public struct RankingIndex {
     }
 
     /// Small sets (up to ``smallCount``, one block): the distances (kept for
-    /// ``distance(atRank:)``) and keys as for large sets, then the keys in the
-    /// previous order, which is nearly sorted, through insertion sort.
+    /// ``distance(atRank:)``) and millimetres two places at a time, then the
+    /// keys in the previous order, which is nearly sorted, through insertion sort.
     private mutating func rankSmall(_ w: Walker) {
         // The arrays go to a static function as borrowed arguments: read through inout `self`
         // inside closures, each would be retained and released on every update.
-        let maxMM = Self.rankSmall(w, count, x, y, z, indexOfTie, tieRank, geodesic, coordinates,
-                                   keys: &keys, distances: &smallDistances, scratch: &scratch, order: &order)
-        if maxMM >= 1 << 31 { sortBeyondKeyRange() }
+        let beyondKeyRange = Self.rankSmall(w, count, x, y, z, indexOfTie, tieRank, geodesic, coordinates,
+                                            keys: &keys, distances: &smallDistances, order: &order)
+        if beyondKeyRange {
+            sortBeyondKeyRange()
+            for r in 0..<count { smallDistances[count + r] = smallDistances[Int(tieRank[Int(order[r])])] }
+        }
     }
 
-    /// ``rankSmall(_:)`` on its buffers; returns the largest millimetre.
+    /// ``rankSmall(_:)`` on its buffers (`distances`: by tie position, then by
+    /// rank); returns whether some millimetre is past the keys' 31 bits, and
+    /// then leaves the order to ``sortBeyondKeyRange()``.
+    ///
+    /// The series and the test for Karney's method (``needsKarney(_:_:)``, the
+    /// same comparisons) run on pairs of places in SIMD registers: a pair's
+    /// worst margin `|mm − round(mm)| − (0.5 − tolerance)` and its farthest
+    /// distance are kept, and only if some margin reaches zero or some place
+    /// lies beyond ``GeodesicDistanceFrame/exactRange`` are the places gone
+    /// over one by one. An odd count reads its last place twice.
     private static func rankSmall(_ w: Walker, _ n: Int, _ x: borrowing [Double], _ y: borrowing [Double], _ z: borrowing [Double],
                                   _ indexOfTie: borrowing [UInt32], _ tieRank: borrowing [UInt32],
                                   _ geodesic: borrowing Geodesic, _ coordinates: borrowing [Coordinate],
-                                  keys: inout [UInt64], distances: inout [Double], scratch: inout [UInt64], order: inout [UInt32]) -> UInt64 {
-        var maxMM: UInt64 = 0
+                                  keys: inout [UInt64], distances: inout [Double], order: inout [UInt32]) -> Bool {
+        var beyondKeyRange = false
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
@@ -484,28 +501,32 @@ public struct RankingIndex {
                         tieRank.withUnsafeBufferPointer { ties in
                             keys.withUnsafeMutableBufferPointer { ks in
                                 distances.withUnsafeMutableBufferPointer { ds in
-                                    scratch.withUnsafeMutableBufferPointer { s in
-                                        order.withUnsafeMutableBufferPointer { o in
-                                            guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
-                                                  let ks = ks.baseAddress, let ds = ds.baseAddress else { return }
-                                            // One block: the block's distances are the distances by tie position.
-                                            maxMM = rankSlice(w, 0..<n, xs, ys, zs, back, ks, ds) { geodesic.distance(w.coordinate, coordinates[$0]) }
-                                            guard maxMM < 1 << 31 else { return }
-                                            // Millimetres above the tie position: the input is in the previous order, not in tie order.
-                                            for r in 0..<n {
-                                                let t = ties[Int(o[r])]
-                                                s[r] = ks[Int(t)] & 0xFFFF_FFFF_0000_0000 | UInt64(t)
+                                    order.withUnsafeMutableBufferPointer { o in
+                                        guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
+                                              let ties = ties.baseAddress, let ks = ks.baseAddress, let ds = ds.baseAddress,
+                                              let o = o.baseAddress else { return }
+                                        let dr = ds + n
+                                        beyondKeyRange = millimetresSmall(w, n, xs, ys, zs, back, ks, ds) { geodesic.distance(w.coordinate, coordinates[$0]) }
+                                        guard !beyondKeyRange else { return }
+                                        // Millimetres above the tie position, in the previous order (nearly sorted).
+                                        for r in 0..<n {
+                                            let t = Int(ties[Int(o[r])])
+                                            ks[n + r] = ks[t] << 32 | UInt64(t)
+                                        }
+                                        let s = ks + n
+                                        for r in 1..<n {
+                                            let k = s[r]
+                                            var j = r - 1
+                                            while j >= 0 && s[j] > k {
+                                                s[j + 1] = s[j]
+                                                j -= 1
                                             }
-                                            for r in 1..<n {
-                                                let k = s[r]
-                                                var j = r - 1
-                                                while j >= 0 && s[j] > k {
-                                                    s[j + 1] = s[j]
-                                                    j -= 1
-                                                }
-                                                s[j + 1] = k
-                                            }
-                                            for r in 0..<n { o[r] = back[Int(truncatingIfNeeded: s[r] & 0xFFFF_FFFF)] }
+                                            s[j + 1] = k
+                                        }
+                                        for r in 0..<n {
+                                            let t = Int(truncatingIfNeeded: s[r] & 0xFFFF_FFFF)
+                                            o[r] = back[t]
+                                            dr[r] = ds[t]
                                         }
                                     }
                                 }
@@ -515,7 +536,56 @@ public struct RankingIndex {
                 }
             }
         }
-        return maxMM
+        return beyondKeyRange
+    }
+
+    /// The distances (`ds`) and millimetres (`mm`) of the `n` places of a small
+    /// set by tie position; returns whether some millimetre is past 31 bits
+    /// (only possible beyond 20 km). Unsafe pointers, unchecked: `n` places in each buffer.
+    ///
+    /// One loop of straight-line arithmetic the compiler turns into vector
+    /// instructions: the series, the millimetre rounded through
+    /// ``roundingBias``, and ``needsKarney(_:_:)``'s comparisons as signs
+    /// (`0.5 − tolerance − |mm − round(mm)|` and `exactRange − d`, negative
+    /// where Karney's method is needed) gathered by OR-ing their sign bits.
+    /// Only if some sign is set are the places gone over one by one.
+    @inline(__always)
+    static func millimetresSmall(_ w: Walker, _ n: Int, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
+                                 _ back: UnsafePointer<UInt32>, _ mm: UnsafeMutablePointer<UInt64>, _ ds: UnsafeMutablePointer<Double>,
+                                 exact: (Int) -> Double) -> Bool {
+        let wx = w.wx, wy = w.wy, wz = w.wz, nx = w.nx, ny = w.ny, nz = w.nz
+        let a = w.a, b = w.b
+        let bias = roundingBias
+        // 0.5 mm less the tolerance (in millimetres) in each distance class, as needsKarney has it.
+        let near = 0.5 - GeodesicDistanceFrame.tolerance(atDistance: 0) * 1000
+        let mid = 0.5 - GeodesicDistanceFrame.tolerance(atDistance: 7500) * 1000
+        let far = 0.5 - GeodesicDistanceFrame.tolerance * 1000
+        let range = GeodesicDistanceFrame.exactRange
+        var signs: UInt64 = 0
+        for i in 0..<n {
+            let dx = xs[i] - wx, dy = ys[i] - wy, dz = zs[i] - wz
+            let c2 = dx * dx + dy * dy + dz * dz
+            let cn = dx * nx + dy * ny + dz * nz
+            let d = c2.squareRoot() * (1 + c2 * a + b * cn * cn)
+            ds[i] = d
+            let m = d * 1000
+            let biased = m + bias
+            let rounded = biased - bias
+            let limit = d <= 5000 ? near : (d <= 10_000 ? mid : far)
+            signs |= (limit - abs(m - rounded)).bitPattern | (range - d).bitPattern
+            mm[i] = biased.bitPattern & 0xFFFF_FFFF
+        }
+        // Every place within 20 km, every millimetre decided: all below 2·10⁷, well inside 31 bits.
+        if signs >> 63 == 0 { return false }
+        var maxMM: UInt64 = 0
+        for i in 0..<n {
+            var d = ds[i]
+            if needsKarney(d, d * 1000) { d = exact(Int(back[i])) }
+            ds[i] = d
+            mm[i] = UInt64(bitPattern: Int64(min(d * 1000 + 0.5, 9e18)))
+            maxMM = max(maxMM, mm[i])
+        }
+        return maxMM >= 1 << 31
     }
 
     /// Stable LSD radix sort on 12-bit digits of the millimetres. The keys start

@@ -108,6 +108,34 @@ struct RankingIndexTests {
             let walker = try Coordinate(latitude: 53.4, longitude: -2.97)
             index.rankAll(from: walker)
             #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "\(n) places")
+            for r in [0, 1, n / 2, n - 1] {
+                let exact = Geodesic.wgs84.distance(walker, p.coordinates[Int(index.order[r])])
+                #expect(abs(index.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance, "\(n) places, row \(r)")
+            }
+        }
+    }
+
+    @Test("a small set with places from 1 to 60 km (Karney's method past 20 km, keys within 31 bits), an odd count: the order, and every row's distance by rank and by place")
+    func smallSetPastSeriesRange() throws {
+        let walker = try Coordinate(latitude: 53.4055, longitude: -2.966)
+        var rng = SplitMix64(seed: 31)
+        let coordinates = (0..<23).map { _ in
+            Geodesic.wgs84.direct(from: walker, azimuth: rng.uniform(0, 360), distance: rng.uniform(1_000, 60_000)).coordinate
+        }
+        let labels = coordinates.indices.map { "p\($0)" }
+        let p = (coordinates: coordinates, names: labels, ids: labels)
+        var index = RankingIndex(coordinates: coordinates, names: labels, ids: labels)
+        var w = walker
+        for step in 0..<4 {
+            index.rankAll(from: w)
+            #expect(index.order.map(Int.init) == Self.bruteForce(p, from: w), "step \(step)")
+            for r in 0..<coordinates.count {
+                let place = Int(index.order[r])
+                let exact = Geodesic.wgs84.distance(w, coordinates[place])
+                #expect(abs(index.distance(atRank: r) - exact) <= GeodesicDistanceFrame.tolerance, "step \(step), row \(r)")
+                #expect(index.distance(atRank: r) == index.distance(ofPlace: place))
+            }
+            w = Geodesic.wgs84.direct(from: w, azimuth: 70, distance: 400).coordinate
         }
     }
 
