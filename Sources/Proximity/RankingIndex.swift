@@ -48,8 +48,8 @@ public struct RankingIndex {
     /// ``smallCount`` places (larger sets compute the few rows asked for again:
     /// storing every distance costs more).
     @usableFromInline private(set) var smallDistances: [Double]
-    /// Up to this many places, ``rankAll(from:)`` takes the path for small sets (one ``block``).
-    @usableFromInline static let smallCount = block
+    /// Up to this many places, ``rankAll(from:)`` takes the path for small sets.
+    @usableFromInline static let smallCount = 256
     private let grid: PointGrid
     @usableFromInline let geodesic: Geodesic
     /// Threads ``rankAll(from:)`` uses for ``parallelThreshold`` places or more
@@ -191,8 +191,10 @@ public struct RankingIndex {
         return Self.rankingDistance(w, x[t], y[t], z[t], geodesic, coordinates, i).distance
     }
 
-    /// Series distances are computed this many at a time (per thread).
-    @usableFromInline static let block = 256
+    /// Series distances are computed this many at a time (per thread): 1 KB,
+    /// which `withUnsafeTemporaryAllocation` always places on the stack (a
+    /// larger block went to the heap, one allocation per update).
+    @usableFromInline static let block = 128
     /// Added to a non-negative double below 2⁵¹ and taken away again, it rounds
     /// the double to the nearest whole number (ties to even), and the sum's low
     /// bits are that whole number: rounding without a conversion that can trap.
@@ -225,7 +227,7 @@ public struct RankingIndex {
     }
 
     /// ``rankSlice(_:_:_:_:_:_:_:counts:exact:)`` with the block's distances in `ds`
-    /// (``block`` of them; for a set of one block, the distances by tie position).
+    /// (``block`` of them).
     @inline(__always)
     static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
                           _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>, _ ds: UnsafeMutablePointer<Double>,
@@ -465,7 +467,7 @@ public struct RankingIndex {
         for (r, t) in sorted.enumerated() { order[r] = indexOfTie[t] }
     }
 
-    /// Small sets (up to ``smallCount``, one block): the distances (kept for
+    /// Small sets (up to ``smallCount``): the distances (kept for
     /// ``distance(atRank:)``) and millimetres two places at a time, then the
     /// keys in the previous order, which is nearly sorted, through insertion sort.
     private mutating func rankSmall(_ w: Walker) {
