@@ -468,8 +468,9 @@ public struct RankingIndex {
     }
 
     /// Small sets (up to ``smallCount``): the distances (kept for
-    /// ``distance(atRank:)``) and millimetres two places at a time, then the
-    /// keys in the previous order, which is nearly sorted, through insertion sort.
+    /// ``distance(atRank:)``) and millimetres in one vectorised loop
+    /// (``millimetresSmall(_:_:_:_:_:_:_:_:exact:)``), then the keys in the
+    /// previous order, which is nearly sorted, through insertion sort.
     private mutating func rankSmall(_ w: Walker) {
         // The arrays go to a static function as borrowed arguments: read through inout `self`
         // inside closures, each would be retained and released on every update.
@@ -482,15 +483,9 @@ public struct RankingIndex {
     }
 
     /// ``rankSmall(_:)`` on its buffers (`distances`: by tie position, then by
-    /// rank); returns whether some millimetre is past the keys' 31 bits, and
-    /// then leaves the order to ``sortBeyondKeyRange()``.
-    ///
-    /// The series and the test for Karney's method (``needsKarney(_:_:)``, the
-    /// same comparisons) run on pairs of places in SIMD registers: a pair's
-    /// worst margin `|mm − round(mm)| − (0.5 − tolerance)` and its farthest
-    /// distance are kept, and only if some margin reaches zero or some place
-    /// lies beyond ``GeodesicDistanceFrame/exactRange`` are the places gone
-    /// over one by one. An odd count reads its last place twice.
+    /// rank; `keys`: millimetres by tie position, then the sorted keys);
+    /// returns whether some millimetre is past the keys' 31 bits, and then
+    /// leaves the order to ``sortBeyondKeyRange()``.
     private static func rankSmall(_ w: Walker, _ n: Int, _ x: borrowing [Double], _ y: borrowing [Double], _ z: borrowing [Double],
                                   _ indexOfTie: borrowing [UInt32], _ tieRank: borrowing [UInt32],
                                   _ geodesic: borrowing Geodesic, _ coordinates: borrowing [Coordinate],
@@ -547,10 +542,14 @@ public struct RankingIndex {
     ///
     /// One loop of straight-line arithmetic the compiler turns into vector
     /// instructions: the series, the millimetre rounded through
-    /// ``roundingBias``, and ``needsKarney(_:_:)``'s comparisons as signs
-    /// (`0.5 − tolerance − |mm − round(mm)|` and `exactRange − d`, negative
-    /// where Karney's method is needed) gathered by OR-ing their sign bits.
-    /// Only if some sign is set are the places gone over one by one.
+    /// ``roundingBias``, and ``needsKarney(_:_:)``'s two comparisons as sign
+    /// bits, OR-ed: `|mm − round(mm)| − (0.5 − tolerance)` is not negative
+    /// (its sign bit, inverted, is set) exactly where `|mm − round(mm)| ≥
+    /// 0.5 − tolerance`, and `exactRange − d` is negative exactly where `d >
+    /// exactRange` (a difference of two doubles is +0 when they are equal).
+    /// Only if some bit is set are the places gone over one by one, with
+    /// ``needsKarney(_:_:)`` itself. No branches and no floating-point
+    /// reductions are left in the loop, which is what lets it be vectorised.
     @inline(__always)
     static func millimetresSmall(_ w: Walker, _ n: Int, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
                                  _ back: UnsafePointer<UInt32>, _ mm: UnsafeMutablePointer<UInt64>, _ ds: UnsafeMutablePointer<Double>,
@@ -574,7 +573,7 @@ public struct RankingIndex {
             let biased = m + bias
             let rounded = biased - bias
             let limit = d <= 5000 ? near : (d <= 10_000 ? mid : far)
-            signs |= (limit - abs(m - rounded)).bitPattern | (range - d).bitPattern
+            signs |= ~(abs(m - rounded) - limit).bitPattern | (range - d).bitPattern
             mm[i] = biased.bitPattern & 0xFFFF_FFFF
         }
         // Every place within 20 km, every millimetre decided: all below 2·10⁷, well inside 31 bits.
