@@ -269,14 +269,22 @@ package final class ByteSource {
         var line = self.line, lineStart = self.lineStart
         let offset = self.offset
         scan: while i < n {
-            // Eight bytes at a time while they are all printable ASCII (0x20...0x7F): no byte
-            // with its high bit set and none below 0x20 (the classic "has less than" test).
+            // Eight bytes at a time while they are all printable ASCII (0x20...0x7F) or line
+            // feeds: no byte with its high bit set, and the bytes below 0x20 (flagged exactly:
+            // for a byte below 0x80, byte + 0x60 reaches 0x80 from 0x20 on, with no carry
+            // into the next byte) exactly the line feeds, which are counted.
             if let base = b.baseAddress {
                 let raw = UnsafeRawPointer(base)
                 while i + 8 <= n {
-                    let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    let special = (word | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
-                    if special != 0 { break }
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    if word & 0x8080_8080_8080_8080 != 0 { break }
+                    let control = ~((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x6060_6060_6060_6060) & 0x8080_8080_8080_8080
+                    if control != 0 {
+                        let feeds = ByteSearch.zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+                        if control != feeds { break }
+                        line += feeds.nonzeroBitCount
+                        lineStart = offset + i + (63 - feeds.leadingZeroBitCount) / 8 + 1
+                    }
                     i += 8
                 }
             }

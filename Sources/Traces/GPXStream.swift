@@ -52,14 +52,16 @@ public struct GPXStream: TraceEventStream {
             }
             if sawZoneless { queue.append(.note("times without a zone were read as UTC")) }
         case .start:
-            try start(GPXElement(key: scanner.nameKey))
+            return try start(GPXElement(key: scanner.nameKey))
         case .end:
             return end(GPXElement(key: scanner.nameKey))
         }
         return false
     }
 
-    private mutating func start(_ name: GPXElement) throws(TraceError) {
+    /// Opens an element; true when it is a point whose children and end tag
+    /// were read along with it (see ``readPointChildren()``).
+    private mutating func start(_ name: GPXElement) throws(TraceError) -> Bool {
         let depth = path.count
         path.append(name)
         if depth == 0 {
@@ -69,9 +71,9 @@ public struct GPXStream: TraceEventStream {
             }
             sawGPX = true
             creator = scanner.attribute("creator").map { trimmedString($0) }
-            return
+            return false
         }
-        if point.isOpen { return }
+        if point.isOpen { return false }
         switch (name, depth) {
         case (.trk, 1):
             queue.append(.beginTrack)
@@ -86,9 +88,27 @@ public struct GPXStream: TraceEventStream {
             let latitude = scanner.withAttribute("lat") { AttributeNumber($0) }
             let longitude = scanner.withAttribute("lon") { AttributeNumber($0) }
             point.open(kind: name, depth: depth + 1, line: scanner.line, latitude: latitude, longitude: longitude)
+            return readPointChildren()
         default:
             break
         }
+        return false
+    }
+
+    /// Reads the point just opened, while its children are plain leaves such as
+    /// `<ele>12.5</ele>`, without a token for each (the scanner's
+    /// ``XMLScanner/readLeafChildren(_:)``); true when its end tag was read too,
+    /// and the point is then complete. Otherwise the rest of the point is read
+    /// token by token, as any other element.
+    private mutating func readPointChildren() -> Bool {
+        let childDepth = path.count + 1
+        let closed = scanner.readLeafChildren(into: &point) { point, key, text in
+            point.child(GPXElement(key: key), depth: childDepth, text: text)
+        }
+        guard closed else { return false }
+        _ = path.popLast()
+        point.depth = 0
+        return true
     }
 
     private mutating func end(_ name: GPXElement) -> Bool {
@@ -100,7 +120,7 @@ public struct GPXStream: TraceEventStream {
                 point.depth = 0
                 return true
             }
-            point.child(name, depth: depth, text: text)
+            text.withUnsafeBufferPointer { point.child(name, depth: depth, text: $0) }
             return false
         }
         switch (name, depth) {
@@ -171,6 +191,8 @@ private struct PointBuilder {
     private var line = 0
     private var nestedSpeed: Double?
     private var nestedCourse: Double?
+    /// The day number of the last date read: a trace's times mostly fall on one day.
+    private var dates = DayNumberCache()
 
     var isOpen: Bool { depth > 0 }
 
@@ -195,12 +217,12 @@ private struct PointBuilder {
         }
     }
 
-    mutating func child(_ name: GPXElement, depth childDepth: Int, text: [UInt8]) {
+    mutating func child(_ name: GPXElement, depth childDepth: Int, text: UnsafeBufferPointer<UInt8>) {
         guard problem == nil, !isBlank(text) else { return }
         if childDepth == depth + 1 {
             switch name {
             case .time:
-                guard let t = ISO8601Time.parse(text) else {
+                guard let t = ISO8601Time.parseFixedLayout(text, dates: &dates) ?? ISO8601Time.parse(text) else {
                     problem = "time \"\(trimmedString(text))\" is not an ISO 8601 date-time"
                     return
                 }
@@ -238,8 +260,8 @@ private struct PointBuilder {
         }
     }
 
-    private mutating func number(_ name: GPXElement, _ text: [UInt8]) -> Double? {
-        guard let v = parseNumber(text), v.isFinite else {
+    private mutating func number(_ name: GPXElement, _ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let v = parseNumber(buffer: text), v.isFinite else {
             problem = "\(name.rawValue) \"\(trimmedString(text))\" is not a number"
             return nil
         }

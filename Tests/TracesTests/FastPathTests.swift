@@ -282,6 +282,69 @@ struct FastPathTests {
         try Self.expectSameInChunks(bytes, .gpx, sizes: Self.sizes)
     }
 
+    /// Points written without prefixes, as most exporters write them: plain leaves
+    /// (read a word at a time), and each way a point's children can leave that path.
+    static let plainGPX = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <gpx version="1.1" creator="Stroll" xmlns="http://www.topografix.com/GPX/1/1">
+    <trk><name>plain</name><trkseg>
+    <trkpt lat="53.40" lon="-2.97"><ele>20.5</ele><time>2024-05-01T09:00:00Z</time><hdop>1.2</hdop></trkpt>
+    <trkpt lat="53.41" lon="-2.97">
+      <ele>21</ele >
+      <time>2024-05-01T09:00:01.5Z</time>
+    </trkpt >
+    <trkpt lat="53.42" lon="-2.97"><name>Tea &amp; cake</name><ele>22</ele><!-- a comment --><time>2024-05-01T09:00:02Z</time></trkpt>
+    <trkpt lat="53.43" lon="-2.97"><ele><![CDATA[23]]></ele><time>2024-05-01T09:00:03Z</time><sat></sat></trkpt>
+    <trkpt lat="53.44" lon="-2.97"><time>2024-05-01T09:00:04Z</time><extensions><speed>1.5</speed><course>90</course></extensions><ele>24</ele></trkpt>
+    <trkpt lat="53.45" lon="-2.97"><ele unit="m">25</ele><time>2024-05-01T09:00:05Z</time><fix/><desc>caf\u{E9}</desc><caf\u{E9}>x</caf\u{E9}><extensionsX>1</extensionsX></trkpt>
+    <trkpt lat="53.46" lon="-2.97"><ele>26</ele>text<time>2024-05-01T09:00:06Z</time></trkpt>
+    <trkpt lat="53.47" lon="-2.97"><ele>high</ele><time>2024-05-01T09:00:07Z</time></trkpt>
+    <trkpt lat="53.48" lon="-2.97"><time>2024-05-01T08:00:00Z</time><ele>28</ele></trkpt>
+    <trkpt lat="53.49" lon="-2.97"><time>2024-05-01T09:00:09+01:00</time><time>2024-05-01T09:00:09Z</time><ele>29</ele></trkpt>
+    </trkseg></trk>
+    <wpt lat="53.5" lon="-2.9"><name>Lime Street</name><sym>Flag</sym></wpt>
+    </gpx>
+
+    """
+
+    @Test("GPX points read a word at a time read as token by token: values, lines, rejections")
+    func plainGPXInChunks() throws {
+        let bytes = Array(Self.plainGPX.utf8)
+        // Read as one chunk, the points take the quick paths where they can; read a byte
+        // at a time, the quick paths never see a whole child and the tokens are read one by one.
+        try Self.expectSameInChunks(bytes, .gpx, sizes: Self.sizes)
+        let trace = try readGPX(Self.plainGPX)
+        let fixes = trace.tracks[0].segments[0].fixes
+        #expect(fixes.map(\.elevation) == [20.5, 21, 22, 23, 24, 25, 26, 29])
+        #expect(fixes.map(\.line) == [4, 5, 9, 10, 11, 12, 13, 16])
+        #expect(fixes.map(\.time) == [1_714_554_000, 1_714_554_001.5, 1_714_554_002, 1_714_554_003, 1_714_554_004, 1_714_554_005, 1_714_554_006, 1_714_554_009])
+        #expect(fixes.map(\.hdop) == [1.2, nil, nil, nil, nil, nil, nil, nil])
+        #expect(fixes[2].name == "Tea & cake")
+        #expect(fixes[4].speed == 1.5 && fixes[4].course == 90)
+        #expect(fixes[5].description == "caf\u{E9}")
+        #expect(trace.rejected.map(\.line) == [14, 15])
+        #expect(trace.waypoints.map(\.name) == ["Lime Street"])
+    }
+
+    @Test("a GPX error inside a point has the same line, column and reason whichever path reads it", arguments: [
+        ("<ele>20.5</ele>", "<ele>20.5</elex>"),
+        ("<ele>20.5</ele>", "<ele>20.5</elf>"),
+        ("<hdop>1.2</hdop></trkpt>", "<hdop>1.2</hdop></trkptx>"),
+        ("<ele>21</ele >", "<ele>21</ele x>"),
+        ("<sat></sat>", "<sat></sat"),
+        ("<ele>26</ele>", "<ele>26</ele><ele>&bogus;</ele>"),
+        ("<time>2024-05-01T09:00:00Z</time>", "<time>2024-05-01T09:00:00Z<time>"),
+    ])
+    func plainGPXErrorsInChunks(find: String, replace: String) throws {
+        let bytes = Array(Self.plainGPX.replacingOccurrences(of: find, with: replace).utf8)
+        #expect(bytes != Array(Self.plainGPX.utf8))
+        guard case .failure = Self.events(ByteSource(bytes: Data(bytes), name: "whole.gpx"), .gpx) else {
+            Issue.record("\(replace) reads without an error")
+            return
+        }
+        try Self.expectSameInChunks(bytes, .gpx, sizes: Self.sizes)
+    }
+
     @Test("CSV reads the same whatever the chunk boundaries cut: fields, quotes, CRLF, UTF-8")
     func csvInChunks() throws {
         let bytes = Array(Self.csv.utf8)
