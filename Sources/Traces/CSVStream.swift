@@ -178,42 +178,44 @@ public struct CSVStream: TraceEventStream {
         } catch {
             return reject(error.description)
         }
-        var fix = Fix(coordinate: coordinate, line: record.line)
+        // The values are gathered first and the point made in its event at once: a point
+        // filled in field by field was copied into the event (a third of a row's time).
+        var time: ISO8601Time.Parsed?
         if let bytes = field(columns.time) {
             // A time in the fixed layout is no epoch number (it has a dash after four digits), so
             // it can be tried first.
-            let time = read(bytes) { b -> ISO8601Time.Parsed? in
+            time = read(bytes) { b -> ISO8601Time.Parsed? in
                 if let parsed = ISO8601Time.parseFixedLayout(b, dates: &memo.dates) { return parsed }
                 if let epoch = epochSeconds(b) { return ISO8601Time.Parsed(seconds: epoch, zoneless: false) }
                 return ISO8601Time.parse(b)
             }
-            guard let time else { return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number") }
-            fix.time = time.seconds
-            fix.timeWasZoneless = time.zoneless
+            if time == nil { return reject("time \"\(text(bytes))\" is neither ISO 8601 nor an epoch number") }
         }
-        fix.name = field(columns.name).map(text).flatMap { $0.isEmpty ? nil : $0 }
+        var elevation: Double?, horizontalAccuracy: Double?, verticalAccuracy: Double?, speed: Double?, course: Double?
         for (index, measure) in columns.measures {
             guard let bytes = field(index) else { continue }
             guard let v = number(bytes), v.isFinite else { return reject("\(measure.label) \"\(text(bytes))\" is not a number") }
             switch measure {
-            case .elevation: fix.elevation = v
+            case .elevation: elevation = v
             // An accuracy of zero or less is no measurement (exports write 0 for unknown).
-            case .accuracy: fix.horizontalAccuracy = v > 0 ? v : nil
-            case .verticalAccuracy: fix.verticalAccuracy = v
-            case .speed: fix.speed = v
-            case .course: fix.course = v
+            case .accuracy: horizontalAccuracy = v > 0 ? v : nil
+            case .verticalAccuracy: verticalAccuracy = v
+            case .speed: speed = v
+            case .course: course = v
             }
         }
-        if fix.timeWasZoneless { sawZoneless = true }
-        if checksOrder, let t = fix.time {
+        if time?.zoneless == true { sawZoneless = true }
+        if checksOrder, let t = time?.seconds {
             if let last = lastTime, t < last {
                 if memo.lastTimeText?.time.bitPattern != last.bitPattern { memo.lastTimeText = (last, FormattedTime(last)) }
                 let lastText = memo.lastTimeText?.text ?? FormattedTime(last)
-                return .rejected(Rejection(line: fix.line, reason: ISO8601Time.backwards(t, previous: "row", lastText, days: &memo.days)))
+                return .rejected(Rejection(line: record.line, reason: ISO8601Time.backwards(t, previous: "row", lastText, days: &memo.days)))
             }
             lastTime = t
         }
-        return .trackPoint(fix)
+        return .trackPoint(Fix(coordinate: coordinate, time: time?.seconds, timeWasZoneless: time?.zoneless ?? false, elevation: elevation,
+                               horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy, speed: speed, course: course,
+                               name: field(columns.name).map(text).flatMap { $0.isEmpty ? nil : $0 }, line: record.line))
     }
 }
 
