@@ -97,7 +97,7 @@ public struct GPXStream: TraceEventStream {
 
     /// Reads the point just opened, while its children are plain leaves such as
     /// `<ele>12.5</ele>`, without a token for each (the scanner's
-    /// ``XMLScanner/readLeafChildren(_:)``); true when its end tag was read too,
+    /// ``XMLScanner/readLeafChildren(into:_:)``); true when its end tag was read too,
     /// and the point is then complete. Otherwise the rest of the point is read
     /// token by token, as any other element.
     private mutating func readPointChildren() -> Bool {

@@ -491,9 +491,7 @@ package struct XMLScanner {
                 let an = i
                 while i < n && Self.isNameByte(b[i]) { i += 1 }
                 guard i > an else { return nil }
-                var local = an
-                for k in an..<i where b[k] == UInt8(ascii: ":") { local = k + 1 }
-                let attributeName = local..<i
+                let attributeName = ByteSearch.localNameStart(base, from: an, to: i)..<i
                 while i < n && isSpace(b[i]) { i += 1 }
                 guard i < n, b[i] == UInt8(ascii: "=") else { return nil }
                 i += 1
@@ -693,8 +691,7 @@ package struct XMLScanner {
                         var close = nameStart + count
                         while close < n && isSpace(base[close]) { close += 1 }
                         guard close < n, base[close] == UInt8(ascii: ">") else { return (i, false, 0, 0) }
-                        var local = nameStart
-                        for k in nameStart..<(nameStart + count) where base[k] == UInt8(ascii: ":") { local = k + 1 }
+                        let local = ByteSearch.localNameStart(base, from: nameStart, to: nameStart + count)
                         return (close + 1, true, ByteSearch.packedName(base + local, count: nameStart + count - local), local - nameStart)
                     }
                     guard leafDepthAllowed else { return (i, false, 0, 0) }
@@ -711,7 +708,7 @@ package struct XMLScanner {
                     let nameEnd = j
                     // Its text, up to the next '<', with no entity in it.
                     let textStart = j + 1
-                    guard let textEnd = ByteSearch.firstIndex(ofAny: UInt8(ascii: "<"), UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: "&"), in: base, from: textStart, to: n),
+                    guard let textEnd = ByteSearch.firstIndex(ofEither: UInt8(ascii: "<"), UInt8(ascii: "&"), in: base, from: textStart, to: n),
                           base[textEnd] == UInt8(ascii: "<") else { return (i, false, 0, 0) }
                     // Its end tag, with the same name.
                     let count = nameEnd - nameStart
@@ -721,8 +718,7 @@ package struct XMLScanner {
                     var close = endName + count
                     while close < n && isSpace(base[close]) { close += 1 }
                     guard close < n, base[close] == UInt8(ascii: ">") else { return (i, false, 0, 0) }
-                    var local = nameStart
-                    for k in nameStart..<nameEnd where base[k] == UInt8(ascii: ":") { local = k + 1 }
+                    let local = ByteSearch.localNameStart(base, from: nameStart, to: nameEnd)
                     body(&visitor, ByteSearch.packedName(base + local, count: nameEnd - local), UnsafeBufferPointer(start: base + textStart, count: textEnd - textStart))
                     i = close + 1
                 }
@@ -806,6 +802,14 @@ enum ByteSearch {
         }
         guard let hit = memchr(start + i, Int32(byte), to - i) else { return nil }
         return UnsafeRawPointer(hit) - raw
+    }
+
+    /// Where the local part of the qualified name at `start[from..<to]` begins (after its last colon).
+    @inline(__always)
+    static func localNameStart(_ start: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var local = from
+        for k in from..<to where start[k] == UInt8(ascii: ":") { local = k + 1 }
+        return local
     }
 
     /// Index of the first `a` or `b` in `start[from..<to]`, or nil.
