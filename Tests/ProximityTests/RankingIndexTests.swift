@@ -269,11 +269,13 @@ extension RankingIndexTests {
 }
 
 extension RankingIndexTests {
-    /// From `OrderDiff.splitFrom` rows on, the longest run is found in two halves on two
-    /// threads, and from `RankingIndex.parallelThreshold` rows on the rows' positions and the
-    /// moves are worked out in slices on several threads; the moves must not depend on either.
+    /// From `OrderDiff.splitFrom` rows on, the longest run is found in two halves (together on one
+    /// thread, or from `halvesOnThreadsFrom` on two; a value's neighbours looked for beside its word,
+    /// or from `wideFrom` under its summary word), and from `RankingIndex.parallelThreshold` rows
+    /// on the rows' positions and the moves are worked out in slices on several threads; the moves
+    /// must not depend on any of these.
     @Test("minimal moves split across threads equal one thread's, and keep a longest run",
-          arguments: [OrderDiff.splitFrom + 1, 50_001, RankingIndex.parallelThreshold + 12_345])
+          arguments: [OrderDiff.splitFrom + 1, OrderDiff.halvesOnThreadsFrom + 3_001, 50_001, RankingIndex.parallelThreshold + 12_345])
     func movesSplit(n: Int) {
         var rng = SplitMix64(seed: 77)
         let previous = (0..<n).map { UInt32($0) }.shuffled(using: &rng)
