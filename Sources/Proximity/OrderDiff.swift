@@ -415,10 +415,10 @@ public struct OrderDiff {
         /// longest run), `v` joins, and its predecessor is recorded as its parent.
         ///
         /// Both neighbours are looked for in `v`'s word and, through the summary word
-        /// over it, in the nearest non-empty words of the same 64 (4 096 rows), and
-        /// the bits of both levels are updated, all without a branch; only a neighbour
-        /// beyond those words, or a summary word that fills or empties, goes through
-        /// the rest of the tree (``step(_:_:_:_:largest:smallest:)``, ``BitTree/refresh(_:level:)``).
+        /// over it and the summary words on either side, in the nearest non-empty words
+        /// of those 192 (12 288 rows), and the bits of both levels are updated, all without
+        /// a branch; only a neighbour beyond those words, or a summary word that fills or
+        /// empties, goes through the rest of the tree (``step(_:_:_:_:largest:smallest:)``, ``BitTree/refresh(_:level:)``).
         @inline(__always)
         mutating func addThroughSummary(_ v: Int) {
             let low = self.low, summary = self.summary, largest = self.largest, smallest = self.smallest
