@@ -151,23 +151,54 @@ public struct RankingIndex {
 
         init(_ c: Coordinate, ellipsoid: Ellipsoid) {
             coordinate = c
-            let phi = c.latitude * .pi / 180, lam = c.longitude * .pi / 180
-            let sphi = sin(phi), cphi = cos(phi), slam = sin(lam), clam = cos(lam)
+            let (sphi, cphi) = Self.sinCos(degrees: c.latitude)
+            let (slam, clam) = Self.sinCos(degrees: c.longitude)
             // ECEF from the same sines and cosines (no degree-exact reduction needed at this precision: ~1e-9 m).
-            let e2Walker = ellipsoid.eccentricitySquared
-            let nWalker = ellipsoid.semiMajorAxis / (1 - e2Walker * sphi * sphi).squareRoot()
+            // The square root and the division side by side (N = a·√w²/w²), and the
+            // ellipsoid's own divisions waiting for neither.
+            let e2 = ellipsoid.eccentricitySquared, semiMajor = ellipsoid.semiMajorAxis
+            let w2 = 1 - e2 * sphi * sphi
+            let root = w2.squareRoot()
+            let nWalker = semiMajor / w2 * root
             wx = nWalker * cphi * clam
             wy = nWalker * cphi * slam
-            wz = nWalker * (1 - e2Walker) * sphi
+            wz = nWalker * (1 - e2) * sphi
             nx = -sphi * clam
             ny = -sphi * slam
             nz = cphi
-            let e2 = ellipsoid.eccentricitySquared
-            let w2 = 1 - e2 * sphi * sphi
-            let invN = w2.squareRoot() / ellipsoid.semiMajorAxis
-            let invM = w2 * w2.squareRoot() / (ellipsoid.semiMajorAxis * (1 - e2))
-            a = invN * invN / 24
-            b = 2 * invN * (invM - invN) / 24
+            let invN = root * (1 / semiMajor)
+            let invM = w2 * invN * (1 / (1 - e2))
+            a = invN * invN * (1.0 / 24)
+            b = invN * (invM - invN) * (2.0 / 24)
+        }
+
+        /// Sine and cosine of `x` degrees (|x| ≤ 180), within an ulp of the
+        /// true values: `x` less the nearest multiple of 90° (exact), in radians,
+        /// then fdlibm's kernels on [−π/4, π/4] (`__kernel_sin`, `__kernel_cos`,
+        /// under an ulp there), the quadrant turned by swapping and negating.
+        /// Both from one reduction, in two independent chains of multiply-adds:
+        /// a third of the libm calls' cost, which a walker pays on every update
+        /// (an ulp here moves the walker by under 1e-9 m).
+        @inlinable @inline(__always)
+        static func sinCos(degrees x: Double) -> (sin: Double, cos: Double) {
+            let bias = RankingIndex.roundingBias
+            let biased = x * (1.0 / 90) + bias
+            let quadrant = biased.bitPattern & 3     // the nearest multiple of 90°, modulo 4
+            let r = (x - 90 * (biased - bias)) * (Double.pi / 180)
+            let z = r * r
+            let sr = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
+                + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))
+            let s = r + z * r * (-1.66666666666666324348e-01 + z * sr)
+            let cr = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
+                + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))))
+            let hz = 0.5 * z, w = 1 - hz
+            let c = w + (((1 - w) - hz) + z * cr)
+            switch quadrant {
+            case 1: return (c, -s)
+            case 2: return (-s, -c)
+            case 3: return (-c, s)
+            default: return (s, c)
+            }
         }
 
         /// The chord series `s = c·(1 + c²/(24R²))` with the direction's radius of curvature
