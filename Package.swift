@@ -5,8 +5,7 @@ import PackageDescription
 /// The CPU Stroll's own modules are compiled for. On x86-64 Linux with the
 /// AVX2 generation's instructions (AVX2, FMA, BMI; every x86-64 server CPU of
 /// the last decade), `haswell`: the distance loops then run four doubles at
-/// a time with fused multiply-adds, as a C program compiled with
-/// `-march=native` would. `STROLL_TARGET_CPU=NAME` chooses another (`x86-64`
+/// a time, as a C program compiled with `-march=native` would. `STROLL_TARGET_CPU=NAME` chooses another (`x86-64`
 /// for a binary that runs on any x86-64), `STROLL_TARGET_CPU=` none.
 let targetCPU: String? = {
     if let chosen = Context.environment["STROLL_TARGET_CPU"] { return chosen.isEmpty ? nil : chosen }

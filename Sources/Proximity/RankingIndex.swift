@@ -153,7 +153,7 @@ public struct RankingIndex {
             coordinate = c
             let (sphi, cphi) = Self.sinCos(degrees: c.latitude)
             let (slam, clam) = Self.sinCos(degrees: c.longitude)
-            // ECEF from the same sines and cosines (no degree-exact reduction needed at this precision: ~1e-9 m).
+            // ECEF from the same sines and cosines.
             // The square root and the division side by side (N = a·√w²/w²), and the
             // ellipsoid's own divisions waiting for neither.
             let e2 = ellipsoid.eccentricitySquared, semiMajor = ellipsoid.semiMajorAxis
@@ -176,7 +176,7 @@ public struct RankingIndex {
         /// true values: `x` less the nearest multiple of 90° (exact), in radians,
         /// then fdlibm's kernels on [−π/4, π/4] (`__kernel_sin`, `__kernel_cos`,
         /// under an ulp there), the quadrant turned by swapping and negating.
-        /// Both from one reduction, in two independent chains of multiply-adds,
+        /// Both from one reduction, in two independent chains of multiplications and additions,
         /// in place of four libm calls on every update (an ulp here moves the
         /// walker by under 1e-9 m).
         @inlinable @inline(__always)
