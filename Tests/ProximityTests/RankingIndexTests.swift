@@ -66,6 +66,42 @@ struct RankingIndexTests {
         }
     }
 
+    /// One thread from `bucketThreshold` places on (here from 1 000) sorts by the leading
+    /// bits into buckets, then each bucket by the rest; millimetres of one digit or of three
+    /// go the usual way with their counts made again. Spreads: 3 m (one digit), 7 m (13 bits:
+    /// one leading bit), 800 m, 6 km, 25 km (three digits), and a ring 5 km ± 1 m (every
+    /// place in one or two buckets).
+    @Test("in buckets on one thread (from 350 000 places; here from 1 000): Karney's brute-force order at every spread of distances",
+          arguments: [3.0, 7.0, 800.0, 6_000.0, 25_000.0, -5_000.0])
+    func bucketOrder(spread: Double) throws {
+        var rng = SplitMix64(seed: UInt64(abs(spread)))
+        let centre = try Coordinate(latitude: 53.4055, longitude: -2.966)
+        var coordinates: [Coordinate] = []
+        var names: [String] = []
+        for i in 0..<4_001 {
+            let distance = spread < 0 ? -spread + rng.uniform(-1, 1) : rng.uniform(0, spread)
+            if i % 13 == 4, let c = coordinates.last {
+                coordinates.append(c)
+            } else {
+                coordinates.append(Geodesic.wgs84.direct(from: centre, azimuth: rng.uniform(0, 360), distance: distance).coordinate)
+            }
+            names.append(["Costa", "Leaf", "Tabac", "Ça va"][Int(rng.next() % 4)])
+        }
+        let p = (coordinates: coordinates, names: names, ids: (0..<coordinates.count).map { "id\($0)" })
+        var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        index.threads = 1
+        index.bucketsFrom = 1_000
+        var reference = index
+        reference.bucketsFrom = .max
+        for step in 0..<3 {
+            let walker = Geodesic.wgs84.direct(from: centre, azimuth: 70 * Double(step), distance: min(abs(spread) / 4, 0.2 * Double(step))).coordinate
+            index.rankAll(from: walker)
+            reference.rankAll(from: walker)
+            #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "step \(step)")
+            #expect(index.order == reference.order, "step \(step)")
+        }
+    }
+
     @Test("places within 20 nm of a half millimetre are ranked as Karney's distance rounds (a tie with the whole millimetre beside them, or not): the small path, the radix path and two threads",
           arguments: [(120, 1), (2_000, 1), (2_000, 2)])
     func halfMillimetres(n: Int, threads: Int) throws {
