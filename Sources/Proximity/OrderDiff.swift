@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Minimal row moves between two orders of the same place indices, for
 /// large lists: integer positions and reused buffers instead of ids and
@@ -22,10 +23,16 @@ import Foundation
 ///
 /// **Two halves.** From ``splitFrom`` rows on, the first half of the new rows
 /// is sorted forwards and the second half backwards (old rows read from the
-/// last new row, each `v` as `n − 1 − v`): from ``halvesOnThreadsFrom`` rows
-/// on each on a thread of its own when there are two or more, below that (or
-/// on one thread) both together, a value of each in turn, so that the
-/// processor overlaps the two. At the end, the tails below an old row `x` in the
+/// last new row, each `v` as `n − 1 − v`). With two threads or more, below
+/// ``RankingIndex/parallelThreshold`` rows, the second half goes to a
+/// ``SpinningWorker`` of the diff's own, which waits for the next diff by
+/// spinning (half a millisecond) rather than sleeping, so that handing it over
+/// costs about a microsecond rather than the 20 µs or more of waking a thread;
+/// it also writes the second half's moves. When the worker has fallen asleep
+/// (diffs further apart), and from ``RankingIndex/parallelThreshold`` rows on, the
+/// halves run as before: from ``halvesOnThreadsFrom`` rows on each on a thread of
+/// its own, below that (or on one thread) both together, a value of each in
+/// turn, so that the processor overlaps the two. At the end, the tails below an old row `x` in the
 /// first half's set number the longest run of the first half under `x`, and
 /// the second half's tails at or above `x` the longest run of the second half
 /// from `x` on; the `x` with the largest sum (the smallest such `x`) joins the
@@ -41,10 +48,11 @@ public struct OrderDiff {
     /// From this many rows on, the longest run is found in two halves (on two threads when
     /// ``threads`` allows, else one after the other: the same rows either way).
     public static let splitFrom = 8_192
-    /// From this many rows on the two halves run on two threads (when ``threads`` allows);
-    /// below it, on one thread a value of each in turn, which is faster than handing a half
-    /// to another thread (measured: 10 000 rows 78 µs on one thread, 98 µs on two; 20 000
-    /// rows 172 µs and 146 µs).
+    /// Without the spinning worker (asleep, or from ``RankingIndex/parallelThreshold`` rows on,
+    /// where the other steps take every core): from this many rows on the two halves run on
+    /// two threads woken for them (when ``threads`` allows); below it, on one thread a value of
+    /// each in turn, which is faster than waking a thread for a half (measured: 10 000 rows
+    /// 78 µs on one thread, 98 µs on two; 20 000 rows 172 µs and 146 µs).
     static let halvesOnThreadsFrom = 16_384
     /// From this many rows on (rounded up to 64), the tails are sparse enough that a value's
     /// neighbours are looked for under its summary word rather than in the words beside it
@@ -89,6 +97,10 @@ public struct OrderDiff {
         let position = space.position, sequence = space.sequence, mirrored = space.mirrored, keep = space.keep
         let halves = n >= splitFrom
         let middle = n / 2
+        if threads == 1 && halves && twoHalves, let worker = space.worker() {
+            if worker.isAwake { return writeOnTwo(space, previous, current, worker, out) }
+            worker.wake()       // asleep: this diff as before, the next on two threads
+        }
         // The old row of each new row (and, split, the second half mirrored).
         if threads == 1 {
             for r in 0..<n { position[Int(previous[r])] = UInt32(truncatingIfNeeded: r) }
@@ -146,6 +158,52 @@ public struct OrderDiff {
         }
     }
 
+    /// ``write(_:_:_:_:_:_:)`` from ``splitFrom`` rows on, below ``RankingIndex/parallelThreshold``, with the
+    /// spinning worker awake: every step in two halves, the second on the worker while the calling thread
+    /// does the first (each hand-over costs about a microsecond, against 20 µs or more to wake a thread).
+    /// The rows' positions; the old rows of each half's new rows and its patience sort; the join on the
+    /// calling thread; then each half's moves, the second half's written after the first half's, whose
+    /// number is the first half's rows less its kept ones.
+    private static func writeOnTwo(_ space: Workspace, _ previous: UnsafePointer<UInt32>, _ current: UnsafePointer<UInt32>,
+                                   _ worker: SpinningWorker, _ out: UnsafeMutablePointer<RowMove>) -> Int {
+        let n = space.n, middle = n / 2
+        let ps = Address(space.sequence)
+        let pm = Address(space.mirrored), pb = Address(space.parentBack), trees = space.trees
+        /// Runs `second` on the worker (or here, when it has not started it) and `first` here.
+        func both(_ first: () -> Void, _ second: @escaping @Sendable () -> Void) {
+            worker.post(second)
+            first()
+            if let job = worker.reclaimOrWait() { job() }
+        }
+        let position = space.position, sequence = space.sequence, mirrored = space.mirrored
+        for r in 0..<n { position[Int(previous[r])] = UInt32(truncatingIfNeeded: r) }
+        for r in 0..<n { sequence[r] = position[Int(current[r])] }
+        for r in middle..<n { mirrored[n - 1 - r] = UInt32(truncatingIfNeeded: n - 1) &- sequence[r] }
+        for w in 0..<space.words { space.keep[w] = 0 }
+        // Each half lists its tails too; the worker's count comes back through the workspace.
+        var countA = 0
+        let backCount = Address(space.backCount), tailsB = Address(space.position + middle)
+        both({
+            sortHalf(trees, 0, sequence, middle, space.parent)
+            countA = tailsForward(space)
+        }, {
+            sortHalf(trees, 1, pm.pointer, n - middle, pb.pointer)
+            backCount.pointer[0] = tailsBackward(trees, n, tailsB.pointer)
+        })
+        let keptFirst = joinHalves(space, countA, space.backCount[0])
+        let movesFirst = middle - keptFirst
+        let keep = UnsafePointer(space.keep)
+        let pk = Address(keep), po = Address(out)
+        let counts = Mutex(0)
+        both({
+            _ = writeMoves(0..<middle, UnsafePointer(sequence), keep, out)
+        }, {
+            let written = writeMoves(middle..<n, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), po.pointer + movesFirst)
+            counts.withLock { $0 = written }
+        })
+        return movesFirst + counts.withLock { $0 }
+    }
+
     /// Patience sorting over all of `space.sequence`: fills `space.parent`, returns the last old row of a longest run.
     private static func longestRun(_ space: Workspace) -> Int {
         let n = space.n, s = UnsafePointer(space.sequence), par = space.parent
@@ -175,53 +233,94 @@ public struct OrderDiff {
             trees.clear(1)
             patience(sa.pointer, middle, pa.pointer, trees.tree(0), sb.pointer, n - middle, pb.pointer, trees.tree(1))
         }
-        // The tails of each half in ascending old rows: the first half's in `position`'s
-        // first `middle` slots, the second half's (as old rows) in the rest.
-        let forward = space.trees.tree(0), backward = space.trees.tree(1)
-        let tailsA = space.position, tailsB = space.position + middle
-        var countA = 0, countB = 0
+        _ = joinHalves(space, tailsForward(space), tailsBackward(space))
+    }
+
+    /// The tails of the first half in ascending old rows, written to `space.position`'s first
+    /// `n / 2` slots (free once the halves' old rows are known); returns how many.
+    private static func tailsForward(_ space: Workspace) -> Int {
+        tailsForward(space.trees, space.position)
+    }
+
+    private static func tailsForward(_ trees: Trees, _ tails: UnsafeMutablePointer<UInt32>) -> Int {
+        let forward = trees.tree(0)
+        var count = 0
         for w in 0..<forward.count[0] {
             var word = forward.words[forward.start[0] + w]
             while word != 0 {
-                tailsA[countA] = UInt32(truncatingIfNeeded: w << 6 | word.trailingZeroBitCount)
-                countA += 1
+                tails[count] = UInt32(truncatingIfNeeded: w << 6 | word.trailingZeroBitCount)
+                count += 1
                 word &= word &- 1
             }
         }
+        return count
+    }
+
+    /// The tails of the second half as old rows, ascending, written to `space.position`
+    /// from slot `n / 2` on; returns how many.
+    private static func tailsBackward(_ space: Workspace) -> Int {
+        tailsBackward(space.trees, space.n, space.position + space.n / 2)
+    }
+
+    private static func tailsBackward(_ trees: Trees, _ n: Int, _ tails: UnsafeMutablePointer<UInt32>) -> Int {
+        let backward = trees.tree(1)
+        var count = 0
         for w in stride(from: backward.count[0] - 1, through: 0, by: -1) {
             var word = backward.words[backward.start[0] + w]
             while word != 0 {
                 let high = 63 - word.leadingZeroBitCount
-                tailsB[countB] = UInt32(truncatingIfNeeded: n - 1 - (w << 6 | high))
-                countB += 1
+                tails[count] = UInt32(truncatingIfNeeded: n - 1 - (w << 6 | high))
+                count += 1
                 word &= ~(UInt64(1) &<< UInt64(high))
             }
         }
-        // The runs' lengths through every x, in ascending x: one more after a first-half tail, one fewer after a second-half one.
-        var a = 0, b = 0, length = countB, best = countB, lastA = -1, bestA = -1, bestB = 0
-        while a < countA || b < countB {
-            let va = a < countA ? Int(tailsA[a]) : Int.max, vb = b < countB ? Int(tailsB[b]) : Int.max
-            if va < vb {
-                length += 1
-                lastA = va
-                a += 1
-                if length > best {
-                    best = length
-                    bestA = lastA
-                    bestB = b
-                }
-            } else {
-                length -= 1
-                b += 1
-            }
+        return count
+    }
+
+    /// After both halves are sorted and their tails listed (``tailsForward(_:)``, ``tailsBackward(_:)``):
+    /// joins their runs into a longest one (see the type's notes), marks its old rows in
+    /// `space.keep`, and returns how many of them are in the first half.
+    private static func joinHalves(_ space: Workspace, _ countA: Int, _ countB: Int) -> Int {
+        let n = space.n, middle = n / 2
+        let tailsA = space.position, tailsB = space.position + middle
+        // The runs' lengths through every x, in ascending x: one more after a first-half tail, one
+        // fewer after a second-half one; the first x with the largest sum, without a branch.
+        var a = 0, b = 0, length = countB, best = countB, bestA = -1, bestB = 0
+        while a < countA && b < countB {
+            let va = Int(tailsA[a]), vb = Int(tailsB[b])
+            let takeA = va < vb
+            length += select(takeA, 1, -1)
+            let better = takeA && length > best
+            best = select(better, length, best)
+            bestA = select(better, va, bestA)
+            bestB = select(better, b, bestB)
+            a += select(takeA, 1, 0)
+            b += select(takeA, 0, 1)
         }
-        markKept(bestA, space.parent, space.keep) { $0 }
-        if bestB < countB {
-            markKept(n - 1 - Int(tailsB[bestB]), space.parentBack, space.keep) { n - 1 - $0 }
+        // Second-half tails left only shorten the run; first-half ones left lengthen it to their last.
+        if a < countA && length + (countA - a) > best {
+            bestA = Int(tailsA[countA - 1])
+            bestB = countB
         }
+        // Both runs followed back at once: their old rows differ, so the two chains of loads overlap.
+        let parent = space.parent, parentBack = space.parentBack, keep = space.keep
+        var k = bestA, j = bestB < countB ? n - 1 - Int(tailsB[bestB]) : -1, keptA = 0
+        while k >= 0 && j >= 0 {
+            let v = n - 1 - j
+            keep[k >> 6] |= UInt64(1) &<< UInt64(k & 63)
+            keep[v >> 6] |= UInt64(1) &<< UInt64(v & 63)
+            keptA += 1
+            let p = parent[k], q = parentBack[j]
+            k = p == .max ? -1 : Int(p)
+            j = q == .max ? -1 : Int(q)
+        }
+        keptA += markKept(k, parent, keep) { $0 }
+        markKept(j, parentBack, keep) { n - 1 - $0 }
+        return keptA
     }
 
     /// Patience sorting of one half (`count` old rows of `s`) into tree `t`.
+    @inline(never)
     private static func sortHalf(_ trees: Trees, _ t: Int, _ s: UnsafePointer<UInt32>, _ count: Int, _ par: UnsafeMutablePointer<UInt32>) {
         trees.clear(t)
         _ = patience(s, count, par, trees.tree(t))
@@ -229,14 +328,17 @@ public struct OrderDiff {
 
     /// Marks the old rows of the run ending at `last` (followed through `parent`) in `keep`; `row` maps a value to its old row.
     @inline(__always)
-    private static func markKept(_ last: Int, _ parent: UnsafeMutablePointer<UInt32>, _ keep: UnsafeMutablePointer<UInt64>, _ row: (Int) -> Int) {
-        var k = last
+    @discardableResult
+    private static func markKept(_ last: Int, _ parent: UnsafeMutablePointer<UInt32>, _ keep: UnsafeMutablePointer<UInt64>, _ row: (Int) -> Int) -> Int {
+        var k = last, marked = 0
         while k >= 0 {
             let v = row(k)
             keep[v >> 6] |= UInt64(1) &<< UInt64(v & 63)
+            marked += 1
             let p = parent[k]
             k = p == .max ? -1 : Int(p)
         }
+        return marked
     }
 
     @inline(__always)
@@ -258,7 +360,7 @@ public struct OrderDiff {
         var count = 0
         for r in rows.lowerBound..<end {
             let from = Int(s[r])
-            out[count] = RowMove(from: from, to: r)
+            out[count] = RowMove(unchecked: from, r)
             count += Int(truncatingIfNeeded: ~(keep[from >> 6] &>> UInt64(from & 63)) & 1)
         }
         return count
@@ -550,8 +652,20 @@ private final class Workspace {
     let parent, parentBack: UnsafeMutablePointer<UInt32>
     /// A bit per old row: whether it stays.
     let keep: UnsafeMutablePointer<UInt64>
+    /// The second half's number of tails, from the worker (``OrderDiff/writeOnTwo(_:_:_:_:_:)``).
+    let backCount: UnsafeMutablePointer<Int>
     /// Two sets of old rows as trees of bit words (the second for the backward half).
     let trees: Trees
+    /// The thread for the second half (from ``OrderDiff/splitFrom`` rows on, on two threads or more), made when first needed.
+    private var spinning: SpinningWorker?
+
+    func worker() -> SpinningWorker? {
+        guard n >= OrderDiff.splitFrom && n < RankingIndex.parallelThreshold else { return nil }
+        if let spinning { return spinning }
+        let made = SpinningWorker()
+        spinning = made
+        return made
+    }
     private let treeWords: UnsafeMutablePointer<UInt64>
     private let levelStart, levelWords: UnsafeMutablePointer<Int>
 
@@ -565,6 +679,8 @@ private final class Workspace {
         parent = .allocate(capacity: n)
         parentBack = .allocate(capacity: halves ? n : 1)
         keep = .allocate(capacity: words)
+        backCount = .allocate(capacity: 1)
+        backCount.initialize(to: 0)
         // Level 0 a bit per value, each level above a bit per word of the one below, up to
         // one word (at least two levels); a zero word before and after every level.
         var starts: [Int] = [], counts: [Int] = []
@@ -587,6 +703,7 @@ private final class Workspace {
     deinit {
         for buffer in [position, sequence, mirrored, parent, parentBack] { buffer.deallocate() }
         keep.deallocate()
+        backCount.deallocate()
         treeWords.deallocate()
         levelStart.deallocate()
         levelWords.deallocate()

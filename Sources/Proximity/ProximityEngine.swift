@@ -11,13 +11,34 @@ public enum SortMode: String, Sendable, CaseIterable {
 
 /// A row move as a table view's batch update takes it: `from` an index in the
 /// previous order, `to` an index in the new one.
+///
+/// Rows are held in 32 bits (lists hold fewer than 2³² rows; place indices are
+/// 32-bit too), so that a diff of many rows writes half the bytes.
 public struct RowMove: Equatable, Hashable, Sendable {
-    public var from: Int
-    public var to: Int
+    private var fromRow: UInt32
+    private var toRow: UInt32
 
+    public var from: Int {
+        get { Int(fromRow) }
+        set { fromRow = UInt32(newValue) }
+    }
+
+    public var to: Int {
+        get { Int(toRow) }
+        set { toRow = UInt32(newValue) }
+    }
+
+    /// Rows from 0 to `UInt32.max`.
     public init(from: Int, to: Int) {
-        self.from = from
-        self.to = to
+        fromRow = UInt32(from)
+        toRow = UInt32(to)
+    }
+
+    /// Rows already known to fit (``OrderDiff``'s, below its count of rows).
+    @inline(__always)
+    init(unchecked from: Int, _ to: Int) {
+        fromRow = UInt32(truncatingIfNeeded: from)
+        toRow = UInt32(truncatingIfNeeded: to)
     }
 }
 

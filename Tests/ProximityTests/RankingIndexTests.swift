@@ -325,7 +325,8 @@ extension RankingIndexTests {
 
 extension RankingIndexTests {
     /// From `OrderDiff.splitFrom` rows on, the longest run is found in two halves (together on one
-    /// thread, or from `halvesOnThreadsFrom` on two; a value's neighbours looked for beside its word,
+    /// thread; with two or more, on the diff's spinning worker, or when it has fallen asleep from
+    /// `halvesOnThreadsFrom` on two woken threads; a value's neighbours looked for beside its word,
     /// or from `wideFrom` under its summary word), and from `RankingIndex.parallelThreshold` rows
     /// on the rows' positions and the moves are worked out in slices on several threads; the moves
     /// must not depend on any of these.
@@ -349,6 +350,10 @@ extension RankingIndexTests {
             three.moves(from: previous, to: current, into: &c)
             #expect(a == b)
             #expect(a == c)
+            // Again once the worker has (most likely) fallen asleep: the halves the other way.
+            usleep(2_000)
+            two.moves(from: previous, to: current, into: &b)
+            #expect(a == b)
             let keep = RowDiff.longestIncreasing(rows)
             #expect(Self.keptRun(c, rows) == keep.filter { $0 }.count)
         }
@@ -403,5 +408,27 @@ struct MillionPlacesRankingTests {
                 #expect(ma < mb || (ma == mb && tieFirst), "rows \(r) and \(r + 1) at step \(step)")
             }
         }
+    }
+}
+
+@Suite("SpinningWorker: a job runs once, on the worker or back on the caller")
+struct SpinningWorkerTests {
+    /// Every posted job runs exactly once, whether the worker took it or the caller got it
+    /// back, and its writes are visible to the caller afterwards (the diff's halves rely on
+    /// both); the worker also survives sleeping and waking between jobs.
+    @Test("each posted job runs exactly once and its writes are seen; after wake() jobs still run")
+    func jobsRunOnce() {
+        let worker = SpinningWorker()
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2_000)
+        counts.initialize(repeating: 0, count: 2_000)
+        defer { counts.deallocate() }
+        let slots = Address(counts)
+        for i in 0..<2_000 {
+            if i % 500 == 250 { worker.wake() }
+            worker.post { slots.pointer[i] += 1 }
+            if let job = worker.reclaimOrWait() { job() }
+            #expect(counts[i] == 1, "job \(i)")
+        }
+        #expect((0..<2_000).allSatisfy { counts[$0] == 1 })
     }
 }
