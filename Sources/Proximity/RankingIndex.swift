@@ -364,6 +364,14 @@ public struct RankingIndex {
         lastWalker = w
         if n <= Self.smallCount { return rankSmall(w) }
         if n >= max(2, parallelFrom) && threads > 1 { return rankAllParallel(w, threads: min(threads, 64, n)) }
+        rankAllOnOneThread(w)
+    }
+
+    /// The full order of more than ``smallCount`` places on one thread: distances and keys, then the radix sort.
+    /// (Kept out of ``rankAll(from:)``, so that small sets' updates run through a short function.)
+    @inline(never)
+    private mutating func rankAllOnOneThread(_ w: Walker) {
+        let n = count
         var maxMM: UInt64 = 0
         let karney = geodesic
         let places = coordinates
