@@ -20,7 +20,7 @@ import SpatialIndex
 /// least-significant-digit radix sort of 64-bit keys: millimetres above the
 /// place's index, read in tie order so that the stable sort by millimetres
 /// alone breaks ties, and the sorted keys are the order itself (from
-/// ``bucketThreshold`` places on one thread: a pass by the leading bits into
+/// ``bucketThreshold`` places: a pass by the leading bits into
 /// buckets that fit the cache, then each bucket by the rest). Distances are
 /// not stored: ``distance(atRank:)`` computes the one asked for exactly as
 /// the ranking did. Small sets use insertion sort from the previous order,
@@ -402,9 +402,10 @@ public struct RankingIndex {
     }
 
     /// The full order on several threads: each takes a contiguous slice of the
-    /// places for the distances (counting the first digit as it goes), then the
-    /// radix sort runs each digit as a parallel count, a prefix sum over
-    /// (digit, thread) that keeps it stable, and a parallel scatter.
+    /// places for the distances (counting the first digit as it goes, or from
+    /// ``bucketsFrom`` places the second), then the radix sort runs each digit
+    /// as a parallel count, a prefix sum over (digit, thread) that keeps it
+    /// stable, and a parallel scatter; or, in buckets, ``sortInBucketsParallel(bits:threads:)``.
     ///
     /// Worker threads get the buffers' addresses as numbers (``Address``) and
     /// write only their own slice, or slots the prefix sum gave them alone;
@@ -416,7 +417,10 @@ public struct RankingIndex {
         if threadMax.count < threads { threadMax = [UInt64](repeating: 0, count: threads) }
         let karney = geodesic
         let places = coordinates
-        var digits = 0
+        var digits = 0, maxMillimetres: UInt64 = 0
+        // In buckets (see ``sortInBuckets(bits:)``): each thread counts the second digit, from which the leading bits' counts come.
+        let bucketed = n >= bucketsFrom
+        let countShift = UInt64(bucketed ? 32 + Self.digitBits : 32)
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
@@ -433,12 +437,13 @@ public struct RankingIndex {
                                         for v in 0..<Self.buckets { c[v] = 0 }
                                         let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, UnsafePointer(xs), UnsafePointer(ys), UnsafePointer(zs),
                                                                                 UnsafePointer(back), ks) { karney.distance(w.coordinate, places[$0]) } : 0
-                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> 32) & Self.digitMask)] &+= 1 }
+                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> countShift) & Self.digitMask)] &+= 1 }
                                         pm.pointer[t] = localMax
                                     }
                                     var maxMM: UInt64 = 0
                                     for t in 0..<threads { maxMM = max(maxMM, tm[t]) }
                                     guard maxMM < 1 << 31 else { return }
+                                    maxMillimetres = maxMM
                                     var m = maxMM
                                     while m > 0 {
                                         digits += 1
@@ -453,6 +458,9 @@ public struct RankingIndex {
             }
         }
         guard digits > 0 else { return sortBeyondKeyRange() }
+        if bucketed && digits == 2 {
+            return sortInBucketsParallel(bits: 64 - maxMillimetres.leadingZeroBitCount, threads: threads)
+        }
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
                 threadCounts.withUnsafeMutableBufferPointer { tc in
@@ -461,7 +469,8 @@ public struct RankingIndex {
                             let pc = Address(tc)
                             for d in 0..<digits {
                                 let shift = UInt64(32 + Self.digitBits * d)
-                                if d > 0 {
+                                if d > 0 || bucketed {
+                                    // (Bucketed, the distances counted the second digit: the first is counted here.)
                                     let from = src
                                     DispatchQueue.concurrentPerform(iterations: threads) { t in
                                         let lo = t * slice, hi = min(n, lo + slice)
@@ -498,6 +507,77 @@ public struct RankingIndex {
                                 let s = sorted.pointer, o = orderAt.pointer
                                 for r in lo..<max(lo, hi) { o[r] = UInt32(truncatingIfNeeded: s[r]) }
                             }
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``sortInBuckets(bits:)`` on several threads: the leading bits' counts of each thread's slice
+    /// (from its second-digit counts), a prefix sum over (bucket, thread) that keeps the scatter
+    /// stable, a parallel scatter, then each thread sorts a run of whole buckets holding about
+    /// an equal share of the keys, its temporary keys in its own share of `keys`.
+    private mutating func sortInBucketsParallel(bits: Int, threads: Int) {
+        let n = count
+        let slice = (n + threads - 1) / threads
+        let layout = BucketLayout(n, bits: bits)
+        let bucketCount = layout.bucketCount, shiftHigh = layout.shiftHigh, fold = layout.fold
+        let width = Self.buckets
+        keys.withUnsafeMutableBufferPointer { a in
+            scratch.withUnsafeMutableBufferPointer { b in
+                order.withUnsafeMutableBufferPointer { o in
+                    counts.withUnsafeMutableBufferPointer { c in
+                        threadCounts.withUnsafeMutableBufferPointer { tc in
+                            guard let a = a.baseAddress, let b = b.baseAddress, let o = o.baseAddress,
+                                  let start = c.baseAddress, let tc = tc.baseAddress else { return }
+                            // Each thread's second-digit counts folded into bucket counts, in place
+                            // (bucket j reads digits from j << fold on, never a slot already written).
+                            for t in 0..<threads {
+                                let row = tc + t * width
+                                for j in 0..<bucketCount {
+                                    var sum: UInt32 = 0
+                                    for v in (j << fold)..<((j + 1) << fold) { sum &+= row[v] }
+                                    row[j] = sum
+                                }
+                            }
+                            // Stable: bucket first, then thread (slices in order).
+                            var total: UInt32 = 0
+                            for j in 0..<bucketCount {
+                                start[j] = total
+                                for t in 0..<threads {
+                                    let k = tc[t * width + j]
+                                    tc[t * width + j] = total
+                                    total &+= k
+                                }
+                            }
+                            start[bucketCount] = total
+                            let pa = Address(a), pb = Address(b), po = Address(o), ps = Address(start), pc = Address(tc)
+                            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                let lo = t * slice, hi = min(n, lo + slice)
+                                let a = pa.pointer, b = pb.pointer, cur = pc.pointer + t * width
+                                for i in lo..<max(lo, hi) {
+                                    let k = a[i]
+                                    let slot = Int(truncatingIfNeeded: k >> shiftHigh)
+                                    b[Int(cur[slot])] = k
+                                    cur[slot] &+= 1
+                                }
+                            }
+                            // Runs of whole buckets, about n / threads keys each.
+                            var first = [Int](repeating: bucketCount, count: threads + 1)
+                            var j = 0
+                            for t in 0..<threads {
+                                while j < bucketCount && Int(start[j]) < t * n / threads { j += 1 }
+                                first[t] = j
+                            }
+                            let runs = first
+                            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                                let from = runs[t], to = runs[t + 1]
+                                guard from < to else { return }
+                                let start = UnsafePointer(ps.pointer)
+                                Self.sortBuckets(from..<to, layout, start, UnsafePointer(pb.pointer), pa.pointer + Int(start[from]),
+                                                 po.pointer, pc.pointer + t * width)
+                            }
+                        }
                     }
                 }
             }
@@ -705,14 +785,15 @@ public struct RankingIndex {
         }
     }
 
-    /// From this many places on (by default), one thread sorts two-digit millimetres by their leading bits
-    /// into buckets first, then each bucket on its own (``sortInBuckets(bits:)``): once the
+    /// From this many places on (by default), two-digit millimetres are sorted by their leading bits
+    /// into buckets first, then each bucket on its own (``sortInBuckets(bits:)``, and on several
+    /// threads ``sortInBucketsParallel(bits:threads:)``): once the
     /// places' positions and keys outgrow the last-level cache, a pass over memory costs more
     /// than the passes within a bucket. Measured on one thread (32 MB last-level cache): 300 000
     /// places 1.7 ms by two 12-bit digits, 2.5 ms in buckets; 400 000 3.6 and 2.9 ms; a million
     /// 11.1 and 7.5 ms.
     public static let bucketThreshold = 350_000
-    /// From this many places on, one thread sorts in buckets (``bucketThreshold`` by default).
+    /// From this many places on, the keys are sorted in buckets (``bucketThreshold`` by default).
     public var bucketsFrom = RankingIndex.bucketThreshold
 
     /// The sort for many places and millimetres of 13 to 24 bits: one stable pass by the
@@ -725,14 +806,8 @@ public struct RankingIndex {
     /// distances (the leading bits are that digit's top bits); each bucket counts its own two.
     private mutating func sortInBuckets(bits: Int) {
         let n = count
-        let wanted = Int.bitWidth - n.leadingZeroBitCount - 11                  // about 2 048 keys a bucket
-        let high = max(1, min(max(wanted, bits - 16), bits - 12, 11))       // leading bits (starts fit a row of `counts`)
-        let low = bits - high                                                // 12 to 16: two passes
-        let lowA = (low + 1) / 2, lowB = low - lowA
-        let maskA = UInt64(1) << UInt64(lowA) - 1, maskB = UInt64(1) << UInt64(lowB) - 1
-        let fold = UInt64(low - Self.digitBits)                             // second digit → leading digit
-        let bucketCount = 1 << high
-        let shiftHigh = UInt64(32 + low)
+        let layout = BucketLayout(n, bits: bits)
+        let bucketCount = layout.bucketCount, shiftHigh = layout.shiftHigh, fold = layout.fold
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
                 order.withUnsafeMutableBufferPointer { o in
@@ -744,7 +819,7 @@ public struct RankingIndex {
                             // not needed) and the leading pass's cursors.
                             let start = c
                             for v in 0...bucketCount { start[v] = 0 }
-                            for v in 0..<Self.buckets { start[(v >> Int(fold)) + 1] &+= c[Self.buckets + v] }
+                            for v in 0..<Self.buckets { start[(v >> fold) + 1] &+= c[Self.buckets + v] }
                             for v in 0..<bucketCount { start[v + 1] &+= start[v] }
                             for v in 0..<bucketCount { cur[v] = start[v] }
                             for i in 0..<n {
@@ -753,50 +828,84 @@ public struct RankingIndex {
                                 b[Int(cur[slot])] = k
                                 cur[slot] &+= 1
                             }
-                            // Each bucket: counts of its two digits, then keys by the low digit into the
-                            // start of `a` (free now, and kept in cache from one bucket to the next), then
-                            // place indices into the order by the next digit.
-                            let countA = cur, countB = cur + 256
-                            for j in 0..<bucketCount {
-                                let lo = Int(start[j]), hi = Int(start[j + 1])
-                                if hi - lo < 2 {
-                                    if hi > lo { o[lo] = UInt32(truncatingIfNeeded: b[lo]) }
-                                    continue
-                                }
-                                for v in 0...Int(maskA) { countA[v] = 0 }
-                                for v in 0...Int(maskB) { countB[v] = 0 }
-                                for i in lo..<hi {
-                                    let mm = b[i] >> 32
-                                    countA[Int(truncatingIfNeeded: mm & maskA)] &+= 1
-                                    countB[Int(truncatingIfNeeded: (mm >> UInt64(lowA)) & maskB)] &+= 1
-                                }
-                                var totalA: UInt32 = 0, totalB = UInt32(truncatingIfNeeded: lo)
-                                for v in 0...Int(maskA) {
-                                    let k = countA[v]
-                                    countA[v] = totalA
-                                    totalA &+= k
-                                }
-                                for v in 0...Int(maskB) {
-                                    let k = countB[v]
-                                    countB[v] = totalB
-                                    totalB &+= k
-                                }
-                                for i in lo..<hi {
-                                    let k = b[i]
-                                    let slot = Int(truncatingIfNeeded: (k >> 32) & maskA)
-                                    a[Int(countA[slot])] = k
-                                    countA[slot] &+= 1
-                                }
-                                for i in 0..<(hi - lo) {
-                                    let k = a[i]
-                                    let slot = Int(truncatingIfNeeded: (k >> UInt64(32 + lowA)) & maskB)
-                                    o[Int(countB[slot])] = UInt32(truncatingIfNeeded: k)
-                                    countB[slot] &+= 1
-                                }
-                            }
+                            // The start of `a` is free now, and stays in cache from one bucket to the next.
+                            Self.sortBuckets(0..<bucketCount, layout, start, b, a, o, cur)
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// How ``sortInBuckets(bits:)`` splits millimetres of `bits` bits (13 to 24) for `n` keys:
+    /// the leading bits make about 2 048 keys a bucket (at most 2 048 buckets, so that their
+    /// starts fit a row of the counts), the rest (12 to 16 bits) are sorted in two passes.
+    struct BucketLayout {
+        let bucketCount: Int
+        /// A key's bucket: the key shifted right by this much.
+        let shiftHigh: UInt64
+        /// A count of the second 12-bit digit goes to bucket `digit >> fold`.
+        let fold: Int
+        /// The two passes within a bucket: the low `lowA` bits, then the next `lowB`.
+        let lowA: Int, lowB: Int
+
+        init(_ n: Int, bits: Int) {
+            let wanted = Int.bitWidth - n.leadingZeroBitCount - 11
+            let high = max(1, min(max(wanted, bits - 16), bits - 12, 11))
+            let low = bits - high
+            bucketCount = 1 << high
+            shiftHigh = UInt64(32 + low)
+            fold = low - RankingIndex.digitBits
+            lowA = (low + 1) / 2
+            lowB = low - lowA
+        }
+    }
+
+    /// Sorts the buckets `range` (starting at `start`, keys in `b`) by the rest of their bits:
+    /// per bucket, counts of its two digits, then keys by the low digit into `temp` (room for
+    /// the largest bucket), then place indices into the order `o` by the next digit.
+    /// `counts`: 512 of them. Unchecked pointers, as ``rankSlice(_:_:_:_:_:_:_:counts:firstDigit:exact:)``.
+    @inline(__always)
+    static func sortBuckets(_ range: Range<Int>, _ layout: BucketLayout, _ start: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt64>,
+                            _ temp: UnsafeMutablePointer<UInt64>, _ o: UnsafeMutablePointer<UInt32>, _ counts: UnsafeMutablePointer<UInt32>) {
+        let lowA = layout.lowA, lowB = layout.lowB
+        let maskA = UInt64(1) << UInt64(lowA) - 1, maskB = UInt64(1) << UInt64(lowB) - 1
+        let countA = counts, countB = counts + 256
+        for j in range {
+            let lo = Int(start[j]), hi = Int(start[j + 1])
+            if hi - lo < 2 {
+                if hi > lo { o[lo] = UInt32(truncatingIfNeeded: b[lo]) }
+                continue
+            }
+            for v in 0...Int(maskA) { countA[v] = 0 }
+            for v in 0...Int(maskB) { countB[v] = 0 }
+            for i in lo..<hi {
+                let mm = b[i] >> 32
+                countA[Int(truncatingIfNeeded: mm & maskA)] &+= 1
+                countB[Int(truncatingIfNeeded: (mm >> UInt64(lowA)) & maskB)] &+= 1
+            }
+            var totalA: UInt32 = 0, totalB = UInt32(truncatingIfNeeded: lo)
+            for v in 0...Int(maskA) {
+                let k = countA[v]
+                countA[v] = totalA
+                totalA &+= k
+            }
+            for v in 0...Int(maskB) {
+                let k = countB[v]
+                countB[v] = totalB
+                totalB &+= k
+            }
+            for i in lo..<hi {
+                let k = b[i]
+                let slot = Int(truncatingIfNeeded: (k >> 32) & maskA)
+                temp[Int(countA[slot])] = k
+                countA[slot] &+= 1
+            }
+            for i in 0..<(hi - lo) {
+                let k = temp[i]
+                let slot = Int(truncatingIfNeeded: (k >> UInt64(32 + lowA)) & maskB)
+                o[Int(countB[slot])] = UInt32(truncatingIfNeeded: k)
+                countB[slot] &+= 1
             }
         }
     }

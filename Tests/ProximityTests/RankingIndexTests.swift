@@ -66,12 +66,12 @@ struct RankingIndexTests {
         }
     }
 
-    /// One thread from `bucketThreshold` places on (here from 1 000) sorts by the leading
-    /// bits into buckets, then each bucket by the rest; millimetres of one digit or of three
+    /// From `bucketThreshold` places on (here from 1 000) the keys are sorted by the leading
+    /// bits into buckets, then each bucket by the rest, on one thread or several; millimetres of one digit or of three
     /// go the usual way with their counts made again. Spreads: 3 m (one digit), 7 m (13 bits:
     /// one leading bit), 800 m, 6 km, 25 km (three digits), and a ring 5 km ± 1 m (every
     /// place in one or two buckets).
-    @Test("in buckets on one thread (from 350 000 places; here from 1 000): Karney's brute-force order at every spread of distances",
+    @Test("in buckets (from 350 000 places; here from 1 000), on one thread and on three: Karney's brute-force order at every spread of distances",
           arguments: [3.0, 7.0, 800.0, 6_000.0, 25_000.0, -5_000.0])
     func bucketOrder(spread: Double) throws {
         var rng = SplitMix64(seed: UInt64(abs(spread)))
@@ -93,12 +93,19 @@ struct RankingIndexTests {
         index.bucketsFrom = 1_000
         var reference = index
         reference.bucketsFrom = .max
+        // On three threads (from 200 000 places; here from 1 000): the buckets' counts by thread,
+        // a stable scatter, and runs of whole buckets on each thread.
+        var three = index
+        three.threads = 3
+        three.parallelFrom = 1_000
         for step in 0..<3 {
             let walker = Geodesic.wgs84.direct(from: centre, azimuth: 70 * Double(step), distance: min(abs(spread) / 4, 0.2 * Double(step))).coordinate
             index.rankAll(from: walker)
             reference.rankAll(from: walker)
+            three.rankAll(from: walker)
             #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "step \(step)")
             #expect(index.order == reference.order, "step \(step)")
+            #expect(three.order == reference.order, "three threads, step \(step)")
         }
     }
 
