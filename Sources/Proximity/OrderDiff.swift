@@ -159,11 +159,11 @@ public struct OrderDiff {
     }
 
     /// ``write(_:_:_:_:_:_:)`` from ``splitFrom`` rows on, below ``RankingIndex/parallelThreshold``, with the
-    /// spinning worker awake: every step in two halves, the second on the worker while the calling thread
-    /// does the first (each hand-over costs about a microsecond, against 20 µs or more to wake a thread).
-    /// The rows' positions; the old rows of each half's new rows and its patience sort; the join on the
-    /// calling thread; then each half's moves, the second half's written after the first half's, whose
-    /// number is the first half's rows less its kept ones.
+    /// spinning worker awake (each hand-over costs about a microsecond, against 20 µs or more to wake a
+    /// thread). On the calling thread the rows' positions and old rows (random accesses, which cost far
+    /// more split between cores: measured); then each half's patience sort and tails, the second on the
+    /// worker; the join on the calling thread; then each half's moves, the second half's on the worker,
+    /// written after the first half's, whose number is the first half's rows less its kept ones.
     private static func writeOnTwo(_ space: Workspace, _ previous: UnsafePointer<UInt32>, _ current: UnsafePointer<UInt32>,
                                    _ worker: SpinningWorker, _ out: UnsafeMutablePointer<RowMove>) -> Int {
         let n = space.n, middle = n / 2

@@ -10,8 +10,11 @@ import Synchronization
 ///
 /// The caller hands over a job with ``post(_:)``, does its own share, then calls
 /// ``reclaimOrWait()``: a job the thread has not started yet comes back to the caller
-/// (it then runs it itself), so a busy or sleeping thread never makes the caller wait
-/// for more than the job. Results must not depend on which thread ran the job.
+/// (it then runs it itself), so a sleeping thread or one not yet scheduled costs the
+/// caller no wait (only a thread descheduled while it runs the job does: the caller
+/// then waits, yielding, for it to finish). Results must not depend on which thread
+/// ran the job. Spinning takes a core for up to ``spin`` after each job: only for
+/// jobs whose callers would otherwise leave that core idle.
 final class SpinningWorker: Sendable {
     private enum State: UInt8 {
         case idle, posted, running, done, sleeping, stopping
