@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Minimal row moves between two orders of the same place indices, for
 /// large lists: integer positions and reused buffers instead of ids and
@@ -167,41 +166,28 @@ public struct OrderDiff {
     private static func writeOnTwo(_ space: Workspace, _ previous: UnsafePointer<UInt32>, _ current: UnsafePointer<UInt32>,
                                    _ worker: SpinningWorker, _ out: UnsafeMutablePointer<RowMove>) -> Int {
         let n = space.n, middle = n / 2
-        let ps = Address(space.sequence)
-        let pm = Address(space.mirrored), pb = Address(space.parentBack), trees = space.trees
-        /// Runs `second` on the worker (or here, when it has not started it) and `first` here.
+        /// Runs the worker's `second` (or here, when it has not started it) beside `first` here.
         func both(_ first: () -> Void, _ second: @escaping @Sendable () -> Void) {
             worker.post(second)
             first()
             if let job = worker.reclaimOrWait() { job() }
         }
-        let position = space.position, sequence = space.sequence, mirrored = space.mirrored
+        let position = space.position, sequence = space.sequence, mirrored = space.mirrored, slots = space.slots
         for r in 0..<n { position[Int(previous[r])] = UInt32(truncatingIfNeeded: r) }
         for r in 0..<n { sequence[r] = position[Int(current[r])] }
         for r in middle..<n { mirrored[n - 1 - r] = UInt32(truncatingIfNeeded: n - 1) &- sequence[r] }
         for w in 0..<space.words { space.keep[w] = 0 }
-        // Each half lists its tails too; the worker's count comes back through the workspace.
+        // Each half lists its tails too (the worker's count comes back in a slot).
         var countA = 0
-        let backCount = Address(space.backCount), tailsB = Address(space.position + middle)
         both({
-            sortHalf(trees, 0, sequence, middle, space.parent)
+            sortHalf(space.trees, 0, sequence, middle, space.parent)
             countA = tailsForward(space)
-        }, {
-            sortHalf(trees, 1, pm.pointer, n - middle, pb.pointer)
-            backCount.pointer[0] = tailsBackward(trees, n, tailsB.pointer)
-        })
-        let keptFirst = joinHalves(space, countA, space.backCount[0])
+        }, space.jobs.sortSecond)
+        let keptFirst = joinHalves(space, countA, slots[Workspace.Slot.tailsBack])
         let movesFirst = middle - keptFirst
-        let keep = UnsafePointer(space.keep)
-        let pk = Address(keep), po = Address(out)
-        let counts = Mutex(0)
-        both({
-            _ = writeMoves(0..<middle, UnsafePointer(sequence), keep, out)
-        }, {
-            let written = writeMoves(middle..<n, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), po.pointer + movesFirst)
-            counts.withLock { $0 = written }
-        })
-        return movesFirst + counts.withLock { $0 }
+        slots[Workspace.Slot.movesAt] = Int(bitPattern: UInt(bitPattern: out + movesFirst))
+        both({ _ = writeMoves(0..<middle, UnsafePointer(sequence), UnsafePointer(space.keep), out) }, space.jobs.writeSecond)
+        return movesFirst + slots[Workspace.Slot.movesBack]
     }
 
     /// Patience sorting over all of `space.sequence`: fills `space.parent`, returns the last old row of a longest run.
@@ -262,7 +248,7 @@ public struct OrderDiff {
         tailsBackward(space.trees, space.n, space.position + space.n / 2)
     }
 
-    private static func tailsBackward(_ trees: Trees, _ n: Int, _ tails: UnsafeMutablePointer<UInt32>) -> Int {
+    fileprivate static func tailsBackward(_ trees: Trees, _ n: Int, _ tails: UnsafeMutablePointer<UInt32>) -> Int {
         let backward = trees.tree(1)
         var count = 0
         for w in stride(from: backward.count[0] - 1, through: 0, by: -1) {
@@ -317,6 +303,17 @@ public struct OrderDiff {
         keptA += markKept(k, parent, keep) { $0 }
         markKept(j, parentBack, keep) { n - 1 - $0 }
         return keptA
+    }
+
+    /// The worker's share (``Workspace/jobs``): the second half sorted into tree 1.
+    fileprivate static func sortSecondHalf(_ trees: Trees, _ s: UnsafePointer<UInt32>, _ count: Int, _ par: UnsafeMutablePointer<UInt32>) {
+        sortHalf(trees, 1, s, count, par)
+    }
+
+    /// The worker's share (``Workspace/jobs``): the second half's moves.
+    fileprivate static func writeSecondMoves(_ rows: Range<Int>, _ s: UnsafePointer<UInt32>, _ keep: UnsafePointer<UInt64>,
+                                             _ out: UnsafeMutablePointer<RowMove>) -> Int {
+        writeMoves(rows, s, keep, out)
     }
 
     /// Patience sorting of one half (`count` old rows of `s`) into tree `t`.
@@ -652,18 +649,48 @@ private final class Workspace {
     let parent, parentBack: UnsafeMutablePointer<UInt32>
     /// A bit per old row: whether it stays.
     let keep: UnsafeMutablePointer<UInt64>
-    /// The second half's number of tails, from the worker (``OrderDiff/writeOnTwo(_:_:_:_:_:)``).
-    let backCount: UnsafeMutablePointer<Int>
+    /// What ``OrderDiff/writeOnTwo(_:_:_:_:_:)`` and the worker's jobs hand each other (``Slot``).
+    let slots: UnsafeMutablePointer<Int>
+
+    enum Slot {
+        /// The second half's number of tails (from the worker).
+        static let tailsBack = 0
+        /// The address of the second half's first move (to the worker).
+        static let movesAt = 1
+        /// The second half's number of moves (from the worker).
+        static let movesBack = 2
+    }
     /// Two sets of old rows as trees of bit words (the second for the backward half).
     let trees: Trees
     /// The thread for the second half (from ``OrderDiff/splitFrom`` rows on, on two threads or more), made when first needed.
     private var spinning: SpinningWorker?
+    /// The worker's two jobs, made with it: they read and write only this workspace's buffers
+    /// and ``slots``, so that a diff hands them over without allocating.
+    private(set) var jobs = Jobs(sortSecond: {}, writeSecond: {})
+
+    struct Jobs {
+        /// The second half's patience sort and its tails.
+        let sortSecond: @Sendable () -> Void
+        /// The second half's moves, written at ``Slot/movesAt``.
+        let writeSecond: @Sendable () -> Void
+    }
 
     func worker() -> SpinningWorker? {
         guard n >= OrderDiff.splitFrom && n < RankingIndex.parallelThreshold else { return nil }
         if let spinning { return spinning }
         let made = SpinningWorker()
         spinning = made
+        let n = self.n, middle = n / 2, trees = self.trees
+        let pm = Address(mirrored), pb = Address(parentBack), ps = Address(sequence), pk = Address(keep)
+        let tails = Address(position + middle), pslots = Address(slots)
+        jobs = Jobs(sortSecond: {
+            OrderDiff.sortSecondHalf(trees, pm.pointer, n - middle, pb.pointer)
+            pslots.pointer[Slot.tailsBack] = OrderDiff.tailsBackward(trees, n, tails.pointer)
+        }, writeSecond: {
+            let slots = pslots.pointer
+            guard let out = UnsafeMutablePointer<RowMove>(bitPattern: UInt(bitPattern: slots[Slot.movesAt])) else { return }
+            slots[Slot.movesBack] = OrderDiff.writeSecondMoves(middle..<n, UnsafePointer(ps.pointer), UnsafePointer(pk.pointer), out)
+        })
         return made
     }
     private let treeWords: UnsafeMutablePointer<UInt64>
@@ -679,8 +706,8 @@ private final class Workspace {
         parent = .allocate(capacity: n)
         parentBack = .allocate(capacity: halves ? n : 1)
         keep = .allocate(capacity: words)
-        backCount = .allocate(capacity: 1)
-        backCount.initialize(to: 0)
+        slots = .allocate(capacity: 3)
+        slots.initialize(repeating: 0, count: 3)
         // Level 0 a bit per value, each level above a bit per word of the one below, up to
         // one word (at least two levels); a zero word before and after every level.
         var starts: [Int] = [], counts: [Int] = []
@@ -703,7 +730,7 @@ private final class Workspace {
     deinit {
         for buffer in [position, sequence, mirrored, parent, parentBack] { buffer.deallocate() }
         keep.deallocate()
-        backCount.deallocate()
+        slots.deallocate()
         treeWords.deallocate()
         levelStart.deallocate()
         levelWords.deallocate()

@@ -562,18 +562,21 @@ public struct RankingIndex {
                                     cur[slot] &+= 1
                                 }
                             }
-                            // Runs of whole buckets, about n / threads keys each.
-                            var first = [Int](repeating: bucketCount, count: threads + 1)
-                            var j = 0
-                            for t in 0..<threads {
-                                while j < bucketCount && Int(start[j]) < t * n / threads { j += 1 }
-                                first[t] = j
-                            }
-                            let runs = first
+                            // Runs of whole buckets, about n / threads keys each: thread t's starts at the
+                            // first bucket starting at or past t · n / threads.
                             DispatchQueue.concurrentPerform(iterations: threads) { t in
-                                let from = runs[t], to = runs[t + 1]
-                                guard from < to else { return }
                                 let start = UnsafePointer(ps.pointer)
+                                func first(_ t: Int) -> Int {
+                                    guard t < threads else { return bucketCount }
+                                    var lo = 0, hi = bucketCount
+                                    while lo < hi {
+                                        let mid = (lo + hi) / 2
+                                        if Int(start[mid]) < t * n / threads { lo = mid + 1 } else { hi = mid }
+                                    }
+                                    return lo
+                                }
+                                let from = first(t), to = first(t + 1)
+                                guard from < to else { return }
                                 Self.sortBuckets(from..<to, layout, start, UnsafePointer(pb.pointer), pa.pointer + Int(start[from]),
                                                  po.pointer, pc.pointer + t * width)
                             }
