@@ -116,8 +116,10 @@ package final class ByteSource {
             let valid = try scratch.withUnsafeBufferPointer { (b) throws(TraceError) -> Int in
                 try validate(UnsafeBufferPointer(rebasing: b[0..<count]))
             }
-            out.append(contentsOf: scratch[0..<valid])
-            if valid < count { pending.append(contentsOf: scratch[valid..<count]) }
+            scratch.withUnsafeBufferPointer { b in
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<valid]))
+                if valid < count { pending.append(contentsOf: UnsafeBufferPointer(rebasing: b[valid..<count])) }
+            }
             return true
         }
         var raw = try readText()

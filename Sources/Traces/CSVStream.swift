@@ -141,29 +141,40 @@ public struct CSVStream: TraceEventStream {
             return .beginTrack
         }
         if finished { return nil }
-        while try records.next(into: &record) {
-            if record.isBlank { continue }
-            return Self.event(from: record, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, memo: &memo, sawZoneless: &sawZoneless)
+        while try records.next(into: &record, inPlace: true) {
+            let event = Self.event(from: record, of: records, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, memo: &memo,
+                                   sawZoneless: &sawZoneless)
+            if case .some = event { return event }
         }
         finished = true
         return sawZoneless ? .note("times without a zone were read as UTC") : nil
     }
 
+    /// The event of a record just read by `reader` (whose buffer holds it when it was
+    /// read in place), nil for a blank one.
+    private static func event(from record: CSVRecord, of reader: CSVRecordReader, columns: CSVColumns,
+                              checksOrder: Bool, lastTime: inout Double?, memo: inout RowMemo, sawZoneless: inout Bool) -> TraceEvent? {
+        reader.withBytes(of: record) { all -> TraceEvent? in
+            if record.isBlank(in: all) { return nil }
+            return event(from: record, all: all, columns: columns, checksOrder: checksOrder, lastTime: &lastTime, memo: &memo, sawZoneless: &sawZoneless)
+        }
+    }
+
     /// The row's point, or why it is rejected: when `checksOrder`, a row whose time
     /// is before `lastTime` (which a point's time then advances). Static, and reading
-    /// the fields in place (`all` is `record.bytes`): the stream is not copied, no
-    /// field is retained, and the point is built where it is returned.
+    /// the fields in place (`all` holds the record's bytes, where its ranges point): the
+    /// stream is not copied, no field is retained, and the point is built where it is returned.
     @inline(__always)
-    private static func event(from record: CSVRecord, columns: CSVColumns,
+    private static func event(from record: CSVRecord, all: UnsafeBufferPointer<UInt8>, columns: CSVColumns,
                               checksOrder: Bool, lastTime: inout Double?, memo: inout RowMemo, sawZoneless: inout Bool) -> TraceEvent {
         func reject(_ reason: String) -> TraceEvent { .rejected(Rejection(line: record.line, reason: reason)) }
-        func field(_ i: Int) -> Range<Int>? { record.fieldRange(i) }
+        func field(_ i: Int) -> Range<Int>? { record.fieldRange(i, in: all) }
         /// `body` of the bytes of a field where they are.
         func read<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            record.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+            body(UnsafeBufferPointer(rebasing: all[range]))
         }
         func text(_ range: Range<Int>) -> String { read(range) { String(decoding: $0, as: UTF8.self) } }
-        func number(_ range: Range<Int>) -> Double? { read(range) { parseNumber(buffer: $0) } }
+        func number(_ range: Range<Int>) -> Double? { parseNumber(in: all, from: range.lowerBound, to: range.upperBound) }
         guard let latText = field(columns.latitude) else {
             return reject(record.count <= columns.latitude ? "row has \(record.count) fields; no latitude" : "latitude is empty")
         }
@@ -253,28 +264,74 @@ func epochSeconds<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8
 
 /// One CSV record: its fields' decoded bytes, and the line it starts on.
 struct CSVRecord {
-    /// All fields' bytes, one after the other (quotes removed, `""` made `"`).
+    /// All fields' bytes, one after the other (quotes removed, `""` made `"`);
+    /// empty when the record was read in place.
     var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
+    /// The fields: the first `count` ranges, in `bytes`, or in the reader's buffer
+    /// when `inPlace` (the slots past `count` are kept for the next record).
+    private(set) var ranges: [Range<Int>] = []
+    /// How many fields the record has.
+    private(set) var count = 0
     var line = 0
+    /// The record was a line with no quote, left where it is in the reader's buffer
+    /// (``CSVRecordReader/withBytes(of:_:)`` gives the bytes its ranges point into).
+    var inPlace = false
 
-    var count: Int { ranges.count }
+    /// No fields, no bytes.
+    mutating func clear() {
+        if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
+        count = 0
+        inPlace = false
+    }
+
+    /// Appends a field.
+    mutating func add(_ range: Range<Int>) {
+        if count < ranges.count { ranges[count] = range } else { ranges.append(range) }
+        count += 1
+    }
+
+    /// Moves every field `by` bytes towards the start.
+    mutating func shift(by offset: Int) {
+        for k in 0..<count { ranges[k] = (ranges[k].lowerBound - offset)..<(ranges[k].upperBound - offset) }
+    }
+
+    /// Fills the fields with `split`, which writes them into the slots it is given
+    /// and returns how many, or nil when they are too few (more are made and it is
+    /// called again). `split`'s result is the record's, or nil for no record.
+    mutating func split<R>(_ split: (UnsafeMutableBufferPointer<Range<Int>>) -> (fields: Int, result: R?)?) -> R? {
+        if ranges.count < 16 { ranges.append(contentsOf: repeatElement(0..<0, count: 16 - ranges.count)) }
+        while true {
+            if let (fields, result) = ranges.withUnsafeMutableBufferPointer({ split($0) }) {
+                count = result == nil ? 0 : fields
+                return result
+            }
+            ranges.append(contentsOf: repeatElement(0..<0, count: ranges.count))
+        }
+    }
 
     /// Field `i` without surrounding spaces, or nil when absent or empty.
-    func field(_ i: Int) -> ArraySlice<UInt8>? { fieldRange(i).map { bytes[$0] } }
+    func field(_ i: Int) -> ArraySlice<UInt8>? {
+        bytes.withUnsafeBufferPointer { all in fieldRange(i, in: all) }.map { bytes[$0] }
+    }
 
-    /// Where field `i` is in `bytes` without surrounding spaces, or nil when absent or empty.
-    func fieldRange(_ i: Int) -> Range<Int>? {
-        guard i >= 0, i < ranges.count else { return nil }
-        var r = ranges[i]
-        while r.lowerBound < r.upperBound, bytes[r.lowerBound] == 0x20 || bytes[r.lowerBound] == 0x09 { r = (r.lowerBound + 1)..<r.upperBound }
-        while r.upperBound > r.lowerBound, bytes[r.upperBound - 1] == 0x20 || bytes[r.upperBound - 1] == 0x09 { r = r.lowerBound..<(r.upperBound - 1) }
-        return r.isEmpty ? nil : r
+    /// Where field `i` is in `all` (the bytes the ranges point into) without
+    /// surrounding spaces, or nil when absent or empty.
+    @inline(__always)
+    func fieldRange(_ i: Int, in all: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard i >= 0, i < count else { return nil }
+        var lower = ranges[i].lowerBound, upper = ranges[i].upperBound
+        guard lower >= 0, upper <= all.count else { return nil }
+        while lower < upper, all[lower] == 0x20 || all[lower] == 0x09 { lower += 1 }
+        while upper > lower, all[upper - 1] == 0x20 || all[upper - 1] == 0x09 { upper -= 1 }
+        return lower < upper ? lower..<upper : nil
     }
 
     func string(_ i: Int) -> String? { field(i).map { String(decoding: $0, as: UTF8.self) } }
 
-    var isBlank: Bool { ranges.count <= 1 && field(0) == nil }
+    var isBlank: Bool { count <= 1 && field(0) == nil }
+
+    /// Whether the record is blank, its fields read in `all`.
+    func isBlank(in all: UnsafeBufferPointer<UInt8>) -> Bool { count <= 1 && fieldRange(0, in: all) == nil }
 }
 
 /// Splits a byte stream into RFC 4180 records, fields possibly quoted over
@@ -301,25 +358,36 @@ struct CSVRecordReader {
         guard buffer.count - pos < Self.maxRecordBytes else {
             throw TraceError(.malformed, file: source.path, line: line, column: 1, reason: "a CSV record longer than \(Self.maxRecordBytes >> 20) MiB")
         }
+        // The bytes read are dropped first, so that only what is left of the last line moves.
+        if pos > 0 {
+            let rest = buffer.count - pos
+            buffer.withUnsafeMutableBytes { b in
+                if rest > 0, let base = b.baseAddress { memmove(base, base + pos, rest) }
+            }
+            buffer.removeLast(pos)
+            pos = 0
+        }
         guard try source.appendChunk(to: &buffer) else {
             exhausted = true
             return false
         }
-        if pos > 0 {
-            buffer.removeSubrange(0..<pos)
-            pos = 0
-        }
         return true
     }
 
-    /// The next record into `record`; false at the end of the file.
-    mutating func next(into record: inout CSVRecord) throws(TraceError) -> Bool {
+    /// The next record into `record`; false at the end of the file. `inPlace`: a
+    /// line with no quote is left in the buffer (its ranges point there, and
+    /// ``withBytes(of:_:)`` reads it until the next call) instead of being copied.
+    mutating func next(into record: inout CSVRecord, inPlace: Bool = false) throws(TraceError) -> Bool {
         while true {
             if pos >= buffer.count, !(try fill()) { return false }
             if delimiter == 0 { delimiter = sniff() }
-            record.bytes.removeAll(keepingCapacity: true)
-            record.ranges.removeAll(keepingCapacity: true)
+            record.clear()
             record.line = line
+            if inPlace, case .complete(let next, let newlines) = fieldsInPlace(into: &record) {
+                pos = next
+                line += newlines
+                return true
+            }
             switch parse(into: &record) {
             case .complete(let next, let newlines):
                 pos = next
@@ -339,6 +407,12 @@ struct CSVRecordReader {
         }
     }
 
+    /// The bytes `record`'s ranges point into: the buffer for a record read in
+    /// place (valid until the next read), its own bytes otherwise.
+    func withBytes<R>(of record: CSVRecord, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        record.inPlace ? buffer.withUnsafeBufferPointer(body) : record.bytes.withUnsafeBufferPointer(body)
+    }
+
     private enum Outcome {
         case complete(next: Int, newlines: Int)
         case needMore
@@ -346,8 +420,7 @@ struct CSVRecordReader {
 
     /// Parses one record starting at `pos` from the buffer.
     private func parse(into record: inout CSVRecord, atEnd: Bool = false) -> Outcome {
-        if !record.bytes.isEmpty { record.bytes.removeAll(keepingCapacity: true) }
-        if !record.ranges.isEmpty { record.ranges.removeAll(keepingCapacity: true) }
+        record.clear()
         let delimiter = self.delimiter
         if let outcome = parseUnquotedLine(into: &record) { return outcome }
         return buffer.withUnsafeBufferPointer { b in
@@ -375,13 +448,13 @@ struct CSVRecordReader {
                     continue
                 }
                 if c == delimiter {
-                    record.ranges.append(fieldStart..<record.bytes.count)
+                    record.add(fieldStart..<record.bytes.count)
                     fieldStart = record.bytes.count
                     fieldStarted = false
                 } else if c == 0x0A {
                     var end = record.bytes.count
                     if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
-                    record.ranges.append(fieldStart..<end)
+                    record.add(fieldStart..<end)
                     return .complete(next: i + 1, newlines: newlines + 1)
                 } else if c == UInt8(ascii: "\"") && !fieldStarted {
                     quoted = true
@@ -401,7 +474,7 @@ struct CSVRecordReader {
             guard atEnd, !quoted else { return .needMore }
             var end = record.bytes.count
             if end > fieldStart, record.bytes[end - 1] == 0x0D { end -= 1 }
-            record.ranges.append(fieldStart..<end)
+            record.add(fieldStart..<end)
             return .complete(next: b.count, newlines: 0)
         }
     }
@@ -411,23 +484,82 @@ struct CSVRecordReader {
     /// (what the general parser makes of such a line: it leaves the delimiters out
     /// of `bytes`, which the ranges skip here). Nil for anything else.
     private func parseUnquotedLine(into record: inout CSVRecord) -> Outcome? {
+        guard let outcome = fieldsInPlace(into: &record), case .complete = outcome else { return nil }
+        let start = pos, end = record.ranges[record.count - 1].upperBound
+        buffer.withUnsafeBufferPointer { b in record.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<end])) }
+        record.inPlace = false
+        record.shift(by: start)
+        return outcome
+    }
+
+    /// A whole line in the buffer with no quote in it, its fields the runs between
+    /// delimiters as ranges in the buffer (`record.inPlace`). Nil for anything else:
+    /// a quote in the line, or no line end in the buffer yet.
+    private func fieldsInPlace(into record: inout CSVRecord) -> Outcome? {
         let delimiter = self.delimiter
-        return buffer.withUnsafeBufferPointer { b -> Outcome? in
-            guard let base = b.baseAddress, pos < b.count, let hit = memchr(base + pos, 0x0A, b.count - pos) else { return nil }
-            let newline = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
-            guard memchr(base + pos, Int32(UInt8(ascii: "\"")), newline - pos) == nil else { return nil }
-            let line = UnsafeBufferPointer(rebasing: b[pos..<newline])
-            record.bytes.append(contentsOf: line)
-            var fieldStart = pos
-            while let i = ByteSearch.firstIndex(of: delimiter, in: base, from: fieldStart, to: newline) {
-                record.ranges.append((fieldStart - pos)..<(i - pos))
-                fieldStart = i + 1
+        let start = pos
+        let outcome = buffer.withUnsafeBufferPointer { b -> Outcome? in
+            guard let base = b.baseAddress, start < b.count else { return nil }
+            return record.split { slots -> (fields: Int, result: Outcome?)? in
+                var fields = 0
+                var fieldStart = start
+                /// False when the slots are full.
+                func put(_ end: Int) -> Bool {
+                    guard fields < slots.count else { return false }
+                    slots[fields] = fieldStart..<end
+                    fields += 1
+                    fieldStart = end + 1
+                    return true
+                }
+                // One pass, a word at a time: the delimiters, the line end, and a quote (which
+                // sends the line to the general parser) found together.
+                let ones = 0x0101_0101_0101_0101 as UInt64
+                let delimiters = UInt64(delimiter) &* ones, feeds = 0x0A &* ones, quotes = UInt64(UInt8(ascii: "\"")) &* ones
+                let raw = UnsafeRawPointer(base)
+                var i = start
+                var newline = -1
+                while i + 8 <= b.count {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    var splits = ByteSearch.zeroBytes(word ^ delimiters)
+                    let ends = ByteSearch.zeroBytes(word ^ feeds), quoted = ByteSearch.zeroBytes(word ^ quotes)
+                    if ends != 0 {
+                        // Only what comes before the line end counts.
+                        let below = (ends & (0 &- ends)) &- 1
+                        splits &= below
+                        guard quoted & below == 0 else { return (0, nil) }
+                        newline = i + ends.trailingZeroBitCount / 8
+                    } else if quoted != 0 {
+                        return (0, nil)
+                    }
+                    while splits != 0 {
+                        guard put(i + splits.trailingZeroBitCount / 8) else { return nil }
+                        splits &= splits &- 1
+                    }
+                    if newline >= 0 { break }
+                    i += 8
+                }
+                if newline < 0 {
+                    while i < b.count {
+                        let c = base[i]
+                        if c == 0x0A {
+                            newline = i
+                            break
+                        }
+                        if c == UInt8(ascii: "\"") { return (0, nil) }
+                        if c == delimiter { guard put(i) else { return nil } }
+                        i += 1
+                    }
+                    // No line end in the buffer yet.
+                    guard newline >= 0 else { return (0, nil) }
+                }
+                var end = newline
+                if end > fieldStart, base[end - 1] == 0x0D { end -= 1 }
+                guard put(end) else { return nil }
+                return (fields, .complete(next: newline + 1, newlines: 1))
             }
-            var end = newline
-            if end > fieldStart, base[end - 1] == 0x0D { end -= 1 }
-            record.ranges.append((fieldStart - pos)..<(end - pos))
-            return .complete(next: newline + 1, newlines: 1)
         }
+        record.inPlace = outcome != nil
+        return outcome
     }
 
     /// The delimiter that splits the header line most: comma, semicolon or tab.

@@ -447,7 +447,14 @@ func parseNumber<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 
 }
 
 func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-    var start = 0, end = bytes.count
+    parseNumber(in: bytes, from: 0, to: bytes.count)
+}
+
+/// The number in `bytes[from..<to]` (as ``parseNumber(buffer:)``), whose digits may
+/// be read eight at a time up to the end of `bytes`, past `to`.
+func parseNumber(in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Double? {
+    var start = from, end = to
+    guard start >= 0, end <= bytes.count else { return nil }
     while start < end, isSpace(bytes[start]) { start += 1 }
     while end > start, isSpace(bytes[end - 1]) { end -= 1 }
     guard start < end else { return nil }
@@ -501,6 +508,25 @@ func parseNumber(buffer bytes: UnsafeBufferPointer<UInt8>) -> Double? {
 private func accumulateDigits(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, _ mantissa: inout UInt64) -> Int {
     let start = i
     if let base = bytes.baseAddress {
+        // Eight bytes at a time while they are in the buffer (they may run past `end`): the
+        // digits before the first other byte, however many, at once and without a branch on
+        // their count (the usual field has fewer than eight). What is left near the buffer's
+        // end is read below.
+        while i < end, i + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            let digits = word &- 0x3030_3030_3030_3030
+            // A byte below '0' sets its high bit in `digits`, one above '9' in `word + 0x46`; only
+            // the lowest flag is used, and no borrow or carry reaches it from the digits below.
+            let other = ((word &+ 0x4646_4646_4646_4646) | digits) & 0x8080_8080_8080_8080
+            let n = min(other.trailingZeroBitCount / 8, end - i)
+            guard n > 0 else { break }
+            // The n digits moved to the top, zeros (leading zero digits) below them.
+            mantissa = mantissa &* powerOfTen(n) &+ eightDigits(digits << UInt64(64 - 8 * n))
+            i += n
+            if n < 8 { return i - start }
+        }
+    }
+    if let base = bytes.baseAddress {
         // Four at a time while four digits follow (read as one little-endian word).
         while i + 4 <= end {
             let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
@@ -520,6 +546,30 @@ private func accumulateDigits(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout In
         i += 1
     }
     return i - start
+}
+
+/// The number eight digit values make, the first in the lowest byte.
+@inline(__always)
+private func eightDigits(_ digits: UInt64) -> UInt64 {
+    let pairs = digits &* 10 &+ (digits >> 8)
+    let low = (pairs & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32))
+    let high = ((pairs >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32))
+    return ((low &+ high) >> 32) & 0xFFFF_FFFF
+}
+
+/// 10^n for n in 1...8.
+@inline(__always)
+private func powerOfTen(_ n: Int) -> UInt64 {
+    switch n {
+    case 1: 10
+    case 2: 100
+    case 3: 1000
+    case 4: 10000
+    case 5: 100_000
+    case 6: 1_000_000
+    case 7: 10_000_000
+    default: 100_000_000
+    }
 }
 
 /// 10^n for n in 0...22, every one exactly representable.

@@ -3,6 +3,11 @@ import Geodesy
 
 /// One recorded position: what a GPX `trkpt`/`rtept`/`wpt` or a CSV row says.
 /// Absent values are nil, never a default in disguise.
+///
+/// The texts a point may carry (name, description, GPX `fix`) are kept together
+/// behind one reference, nil when there are none: a fix is then plain bytes, which
+/// a stream of a million points copies and drops without touching a reference count
+/// more than once per point.
 public struct Fix: Equatable, Sendable {
     public var coordinate: Coordinate
     /// Seconds since 1970-01-01T00:00:00Z, with milliseconds kept.
@@ -18,17 +23,31 @@ public struct Fix: Equatable, Sendable {
     public var vdop: Double?
     public var pdop: Double?
     public var satellites: Int?
-    /// GPX `fix`: none, 2d, 3d, dgps, pps.
-    public var fixType: String?
     /// Metres per second.
     public var speed: Double?
     /// Degrees clockwise from true north.
     public var course: Double?
-    public var name: String?
-    /// A waypoint's description (GPX `desc`, KML `description`), as plain text.
-    public var description: String?
     /// The line of the point's start tag or CSV row (1-based).
     public var line: Int
+    /// The texts, nil when the point has none.
+    private var texts: Texts?
+
+    /// GPX `fix`: none, 2d, 3d, dgps, pps.
+    public var fixType: String? {
+        get { texts?.fixType }
+        set { texts = Texts.of(fixType: newValue, name: name, description: description) }
+    }
+
+    public var name: String? {
+        get { texts?.name }
+        set { texts = Texts.of(fixType: fixType, name: newValue, description: description) }
+    }
+
+    /// A waypoint's description (GPX `desc`, KML `description`), as plain text.
+    public var description: String? {
+        get { texts?.description }
+        set { texts = Texts.of(fixType: fixType, name: name, description: newValue) }
+    }
 
     public init(
         coordinate: Coordinate, time: Double? = nil, timeWasZoneless: Bool = false, elevation: Double? = nil,
@@ -46,12 +65,34 @@ public struct Fix: Equatable, Sendable {
         self.vdop = vdop
         self.pdop = pdop
         self.satellites = satellites
-        self.fixType = fixType
         self.speed = speed
         self.course = course
-        self.name = name
-        self.description = description
         self.line = line
+        self.texts = Texts.of(fixType: fixType, name: name, description: description)
+    }
+
+    /// A fix's texts, immutable (a change makes new ones).
+    private final class Texts: Equatable, Sendable {
+        let fixType: String?
+        let name: String?
+        let description: String?
+
+        private init(_ fixType: String?, _ name: String?, _ description: String?) {
+            self.fixType = fixType
+            self.name = name
+            self.description = description
+        }
+
+        /// The texts, or nil when all three are nil (so that a fix without texts
+        /// is always stored alike, and equal fixes compare equal).
+        static func of(fixType: String?, name: String?, description: String?) -> Texts? {
+            guard fixType != nil || name != nil || description != nil else { return nil }
+            return Texts(fixType, name, description)
+        }
+
+        static func == (a: Texts, b: Texts) -> Bool {
+            a === b || (a.fixType == b.fixType && a.name == b.name && a.description == b.description)
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Geodesy
 @testable import Traces
 
 /// SplitMix64: a small seeded generator, so that a failure reproduces.
@@ -55,6 +56,17 @@ struct FastPathTests {
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
         // Surrounding whitespace is allowed; other text around a number is not.
+        // Digits are read eight at a time past the number's end when the buffer goes on: the
+        // bytes after it (digits too) must not count, whatever they are.
+        var runOn: [String] = []
+        for text in texts.prefix(2_000) + Self.numberEdges {
+            for tail in ["98765432", "0", ",1", ".5e3", ""] {
+                let bytes = Array(("12" + text + tail).utf8)
+                let parsed = bytes.withUnsafeBufferPointer { parseNumber(in: $0, from: 2, to: 2 + text.utf8.count) }
+                if parsed?.bitPattern != Double(text)?.bitPattern { runOn.append("\(text)|\(tail): \(String(describing: parsed))") }
+            }
+        }
+        #expect(runOn.isEmpty, "\(runOn.prefix(20))")
         #expect(parseNumber(Array(" \t53.4\r\n".utf8)) == 53.4)
         for text in ["", " ", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "1_0", "0x10", "nan", "inf", "-inf", "Infinity", "1 2", "1,5", "--1"] {
             #expect(parseNumber(Array(text.utf8)) == nil, "\(text)")
@@ -369,5 +381,41 @@ struct FastPathTests {
         // A row that is all delimiters is not blank: it has no latitude.
         let empty = try readCSV("lat,lon\n,\n1,2\n")
         #expect(empty.rejected.map(\.reason) == ["latitude is empty"])
+    }
+
+    @Test("a CSV line with more fields than the reader first keeps room for, read in place and as a table alike")
+    func manyFields() throws {
+        let columns = (0..<40).map { "c\($0)" }
+        var named = columns
+        named[33] = "lat"
+        named[37] = "lon"
+        let rows = (0..<3).map { r in (0..<40).map { c in c == 33 ? "53.\(r)" : c == 37 ? "-2.\(r)" : "\(r * 100 + c)" }.joined(separator: ",") }
+        let text = named.joined(separator: ",") + "\n" + rows.joined(separator: "\n") + "\n"
+        let fixes = try readCSV(text).tracks[0].segments[0].fixes
+        #expect(fixes.map(\.coordinate.latitude) == [53.0, 53.1, 53.2])
+        #expect(fixes.map(\.coordinate.longitude) == [-2.0, -2.1, -2.2])
+        let table = try CSVTable.read(data: Data(text.utf8), name: "wide.csv")
+        #expect(table.rows.map(\.fields) == rows.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
+        try Self.expectSameInChunks(Array(text.utf8), .csv, sizes: [7, 64, 333])
+    }
+
+    @Test("a fix's texts: set, changed and cleared, and equal fixes compare equal however they were made")
+    func fixTexts() throws {
+        let here = try Coordinate(latitude: 53.4, longitude: -2.97)
+        var fix = Fix(coordinate: here, line: 3)
+        #expect(fix.name == nil && fix.description == nil && fix.fixType == nil)
+        fix.name = "Lime Street"
+        fix.fixType = "3d"
+        #expect(fix.name == "Lime Street" && fix.fixType == "3d" && fix.description == nil)
+        let copy = fix
+        fix.description = "Station"
+        #expect(copy.description == nil && fix.description == "Station" && fix.name == "Lime Street")
+        #expect(fix == Fix(coordinate: here, fixType: "3d", name: "Lime Street", description: "Station", line: 3))
+        #expect(fix != copy)
+        fix.name = nil
+        fix.fixType = nil
+        fix.description = nil
+        #expect(fix == Fix(coordinate: here, line: 3))
+        #expect(Fix(coordinate: here, name: "a") != Fix(coordinate: here, name: "b"))
     }
 }
