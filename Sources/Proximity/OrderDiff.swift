@@ -60,6 +60,23 @@ public struct OrderDiff {
 
     public init() {}
 
+    /// The spinning thread of this diff's workspace when the next diff of `rows` rows
+    /// would hand it a half (two threads allowed, `rows` from ``splitFrom`` to
+    /// ``RankingIndex/parallelThreshold``) and it is awake, waiting for it: the full
+    /// order before that diff may give it a share meanwhile
+    /// (``RankingIndex/rankAll(from:beside:)``).
+    func awakeWorker(rows: Int) -> SpinningWorker? {
+        guard threads > 1, rows >= Self.splitFrom, rows < RankingIndex.parallelThreshold, let space, space.n == rows,
+              let worker = space.existingWorker, worker.isAwake else { return nil }
+        return worker
+    }
+
+    /// Wakes this diff's spinning thread when it has fallen asleep, so that it waits,
+    /// spinning, for what comes next (the tests use it to have it awake).
+    func wakeWorker() {
+        space?.existingWorker?.wake()
+    }
+
     /// Writes the fewest moves turning `previous` into `current` (both permutations of 0..<n) into `moves`.
     ///
     /// The moves are written into `moves`' own storage: an array kept from the last
@@ -674,6 +691,9 @@ private final class Workspace {
         /// The second half's moves, written at ``Slot/movesAt``.
         let writeSecond: @Sendable () -> Void
     }
+
+    /// The worker, when ``worker()`` has made it.
+    var existingWorker: SpinningWorker? { spinning }
 
     func worker() -> SpinningWorker? {
         guard n >= OrderDiff.splitFrom && n < RankingIndex.parallelThreshold else { return nil }

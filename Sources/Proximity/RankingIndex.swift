@@ -71,6 +71,9 @@ public struct RankingIndex {
     public var parallelFrom = RankingIndex.parallelThreshold
     /// Per-thread digit counts (32-bit, as ``cursors``) for the parallel radix sort, and each thread's largest key.
     private var threadCounts: [UInt32] = []
+    /// The digit counts of the half of the places ``rankAll(from:beside:)`` hands the
+    /// diff's thread: zero between updates.
+    private var besideCounts: [UInt32] = []
     private var threadMax: [UInt64] = []
 
     /// `names` and `ids` break ties within a millimetre; both in the order of `coordinates`.
@@ -365,6 +368,80 @@ public struct RankingIndex {
         if n <= Self.smallCount { return rankSmall(w) }
         if n >= max(2, parallelFrom) && threads > 1 { return rankAllParallel(w, threads: min(threads, 64, n)) }
         rankAllOnOneThread(w)
+    }
+
+    /// Ranks every place from `walker` as ``rankAll(from:)`` does, with half of the distance
+    /// pass on the spinning thread `diff` keeps for the two halves of its next diff, when
+    /// that thread is awake: for the orders a diff compares, from ``OrderDiff/splitFrom``
+    /// to ``parallelThreshold`` places, with ``threads`` and the diff's threads both above
+    /// one. That thread waits for the diff anyway; handing it a share costs about a
+    /// microsecond, against the 20 µs or more of waking a thread for it (which is why
+    /// ``rankAll(from:)`` alone keeps one thread below ``parallelThreshold``). Each thread
+    /// computes the keys of its own half of the places and counts their digits; the
+    /// counts are added and the radix sort runs on the calling thread, so the order is
+    /// the one ``rankAll(from:)`` gives.
+    public mutating func rankAll(from walker: Coordinate, beside diff: OrderDiff) {
+        let n = count
+        guard threads > 1, n > Self.smallCount, n < parallelFrom, n < bucketsFrom, let worker = diff.awakeWorker(rows: n) else {
+            return rankAll(from: walker)
+        }
+        let w = Walker(walker, ellipsoid: geodesic.ellipsoid)
+        lastWalker = w
+        rankAllBeside(w, worker)
+    }
+
+    /// ``rankAllOnOneThread(_:)`` with the second half of the places' distances and
+    /// digit counts on `worker` (or here, when it has not started them).
+    @inline(never)
+    private mutating func rankAllBeside(_ w: Walker, _ worker: SpinningWorker) {
+        let n = count, middle = n / 2
+        let buckets = Self.buckets
+        if besideCounts.count < 2 * buckets { besideCounts = [UInt32](repeating: 0, count: 2 * buckets) }
+        var maxMM: UInt64 = 0
+        let karney = geodesic
+        let places = coordinates
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeBufferPointer { zs in
+                    indexOfTie.withUnsafeBufferPointer { back in
+                        keys.withUnsafeMutableBufferPointer { ks in
+                            counts.withUnsafeMutableBufferPointer { c in
+                                besideCounts.withUnsafeMutableBufferPointer { other in
+                                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 1) { largest in
+                                        guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
+                                              let ks = ks.baseAddress, let c = c.baseAddress, let other = other.baseAddress,
+                                              let largest = largest.baseAddress else { return }
+                                        // The worker writes only the keys of its half, its own counts and its largest key.
+                                        let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back), pk = Address(ks)
+                                        let po = Address(other), pl = Address(largest)
+                                        // Its counts start at zero: the sum below leaves them so.
+                                        worker.post {
+                                            let counts = po.pointer
+                                            pl.pointer.pointee = Self.rankSlice(w, middle..<n, UnsafePointer(px.pointer), UnsafePointer(py.pointer),
+                                                                                UnsafePointer(pz.pointer), UnsafePointer(pb.pointer), pk.pointer,
+                                                                                counts: counts) { karney.distance(w.coordinate, places[$0]) }
+                                        }
+                                        for v in 0..<(2 * buckets) { c[v] = 0 }
+                                        maxMM = Self.rankSlice(w, 0..<middle, xs, ys, zs, back, ks, counts: c) { karney.distance(w.coordinate, places[$0]) }
+                                        if let job = worker.reclaimOrWait() { job() }
+                                        maxMM = max(maxMM, largest.pointee)
+                                        for v in 0..<(2 * buckets) {
+                                            c[v] &+= other[v]
+                                            other[v] = 0
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if maxMM >= 1 << 31 {
+            sortBeyondKeyRange()
+        } else {
+            radixSort(maxMillimetres: maxMM)
+        }
     }
 
     /// The full order of more than ``smallCount`` places on one thread: distances and keys, then the radix sort.

@@ -63,7 +63,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
     var dumpPlaces: String?
 
-    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on, and for the two halves of the minimal moves from 8192; default: every core. The other variants use one.", valueName: "N"))
+    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on, and for moves from 8192 places: the two halves of the minimal moves and of the distances before them; default: every core. The other variants use one.", valueName: "N"))
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "map-pan and map-zoom: the pins share a clustering identifier and are drawn clustered.")
@@ -195,7 +195,8 @@ struct BenchCommand: ParsableCommand {
             let t0 = Self.now()
             switch (ranksAll, nearestOnly) {
             case (true, _):
-                index.rankAll(from: walker)
+                // Moves: half the distances on the diff's spinning thread while it waits (one thread with --threads 1).
+                if findsMoves { index.rankAll(from: walker, beside: diff) } else { index.rankAll(from: walker) }
                 // Four partial sums taking turns, so that the checksum's own additions do not form one chain.
                 var sums = (0.0, 0.0, 0.0, 0.0)
                 for r in 0..<shown { sums = (sums.1, sums.2, sums.3, sums.0 + index.distance(atRank: r)) }
@@ -339,8 +340,8 @@ struct BenchCommand: ParsableCommand {
         report((samples, buildMs, 0, Double(bytes)))
     }
 
-    /// The threads the variant's updates run on (moves: the longest run's two halves from
-    /// `OrderDiff.splitFrom` rows, the rest from `RankingIndex.parallelThreshold`).
+    /// The threads the variant's updates run on (moves: the longest run's two halves, and
+    /// the distances', from `OrderDiff.splitFrom` rows, the rest from `RankingIndex.parallelThreshold`).
     var threadsUsed: Int {
         guard ["full", "full-distances", "moves"].contains(variant) else { return 1 }
         if count >= RankingIndex.parallelThreshold { return threads }

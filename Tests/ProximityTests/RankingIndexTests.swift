@@ -366,6 +366,42 @@ extension RankingIndexTests {
         }
     }
 
+    /// With the diff's spinning thread awake, half of each update's distances are worked
+    /// out there and the digit counts added up: the order and the distances must be the
+    /// ones the calling thread alone gives, update after update (the thread's counts start
+    /// from zero each time), and when the thread has fallen asleep.
+    @Test("the full order with half the distances on the diff's thread equals one thread's", arguments: [OrderDiff.splitFrom + 1, 30_001])
+    func rankBesideDiff(n: Int) throws {
+        let p = Self.places(n, seed: 31)
+        var helped = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
+        var alone = helped
+        helped.threads = 2
+        alone.threads = 1
+        var diff = OrderDiff()
+        diff.threads = 2
+        var moves: [RowMove] = [], previous: [UInt32] = []
+        var rng = SplitMix64(seed: 32)
+        var handed = 0
+        for step in 0..<12 {
+            // A walk of short steps, with a jump of several kilometres now and then.
+            let jump = step % 5 == 4 ? 0.03 : 0.0003
+            let walker = try Coordinate(latitude: 53.40 + jump * Double(rng.next() % 100) / 100, longitude: -2.97 + jump * Double(rng.next() % 100) / 100)
+            // Woken before most updates (a debug build's checks below can outlast its spin); not before
+            // the one after the pause, which then runs on the calling thread alone.
+            if step != 9 { diff.wakeWorker() }
+            if diff.awakeWorker(rows: n) != nil { handed += 1 }
+            helped.rankAll(from: walker, beside: diff)
+            alone.rankAll(from: walker)
+            #expect(helped.order == alone.order, "step \(step)")
+            #expect((0..<n).allSatisfy { helped.distance(atRank: $0).bitPattern == alone.distance(atRank: $0).bitPattern }, "step \(step)")
+            if !previous.isEmpty { diff.moves(from: previous, to: helped.order, into: &moves) }
+            previous = helped.order
+            if step == 8 { usleep(2_000) }        // the thread most likely asleep for the next update
+        }
+        // The thread was there, awake, for updates after the first diff.
+        #expect(handed >= 1)
+    }
+
     /// The moves are written into the caller's array, grown or shrunk to fit: a reused
     /// array holding more or fewer moves than the next diff must end with exactly its moves.
     @Test("minimal moves into a reused array of any length are exactly the new moves")

@@ -83,7 +83,8 @@ func registerProximity() {
             step += 2
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                index.rankAll(from: walk[step % walk.count])
+                // Half the distances on the diff's spinning thread while it waits, as stroll bench does.
+                index.rankAll(from: walk[step % walk.count], beside: diff)
                 diff.moves(from: previous, to: index.order, into: &moves)
                 previous.removeAll(keepingCapacity: true)    // a copy into its own buffer, as stroll bench does
                 previous.append(contentsOf: index.order)
