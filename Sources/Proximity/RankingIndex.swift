@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import SpatialIndex
+import Synchronization
 
 /// The fast core of proximity ranking for many places (up to millions):
 /// the exact geodesic order of every place, the k nearest, and the places
@@ -71,9 +72,6 @@ public struct RankingIndex {
     public var parallelFrom = RankingIndex.parallelThreshold
     /// Per-thread digit counts (32-bit, as ``cursors``) for the parallel radix sort, and each thread's largest key.
     private var threadCounts: [UInt32] = []
-    /// The digit counts of the half of the places ``rankAll(from:beside:)`` hands the
-    /// diff's thread: zero between updates.
-    private var besideCounts: [UInt32] = []
     private var threadMax: [UInt64] = []
 
     /// `names` and `ids` break ties within a millimetre; both in the order of `coordinates`.
@@ -390,69 +388,74 @@ public struct RankingIndex {
         rankAllBeside(w, worker)
     }
 
-    /// ``rankAllOnOneThread(_:)`` with the second half of the places' distances and
-    /// digit counts on `worker` (or here, when it has not started them).
+    /// ``rankAllOnOneThread(_:)`` with the places' distances and digit counts shared
+    /// with `worker` in runs of ``besideRun`` places, each thread taking the next run
+    /// until none is left: when the worker is slow to start or is interrupted (a busy
+    /// machine), the calling thread takes the runs it has not, and waits at most for
+    /// the one it is on.
     @inline(never)
     private mutating func rankAllBeside(_ w: Walker, _ worker: SpinningWorker) {
-        let n = count, middle = n / 2
-        let buckets = Self.buckets
-        if besideCounts.count < 2 * buckets { besideCounts = [UInt32](repeating: 0, count: 2 * buckets) }
-        var maxMM: UInt64 = 0
+        let n = count, buckets = Self.buckets
+        let runs = (n + Self.besideRun - 1) / Self.besideRun
         let karney = geodesic
         let places = coordinates
-        x.withUnsafeBufferPointer { xs in
-            y.withUnsafeBufferPointer { ys in
-                z.withUnsafeBufferPointer { zs in
-                    indexOfTie.withUnsafeBufferPointer { back in
-                        keys.withUnsafeMutableBufferPointer { ks in
-                            counts.withUnsafeMutableBufferPointer { c in
-                                besideCounts.withUnsafeMutableBufferPointer { other in
-                                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 1) { largest in
-                                        guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
-                                              let ks = ks.baseAddress, let c = c.baseAddress, let other = other.baseAddress,
-                                              let largest = largest.baseAddress else { return }
-                                        // The worker writes only the keys of its half, its own counts and its largest key.
-                                        let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back), pk = Address(ks)
-                                        let po = Address(other), pl = Address(largest)
-                                        // Its counts start at zero: the sum below leaves them so.
-                                        worker.post {
-                                            let counts = po.pointer
-                                            pl.pointer.pointee = Self.rankSlice(w, middle..<n, UnsafePointer(px.pointer), UnsafePointer(py.pointer),
-                                                                                UnsafePointer(pz.pointer), UnsafePointer(pb.pointer), pk.pointer,
-                                                                                counts: counts) { karney.distance(w.coordinate, places[$0]) }
-                                        }
-                                        for v in 0..<(2 * buckets) { c[v] = 0 }
-                                        maxMM = Self.rankSlice(w, 0..<middle, xs, ys, zs, back, ks, counts: c) { karney.distance(w.coordinate, places[$0]) }
-                                        if let job = worker.reclaimOrWait() { job() }
-                                        maxMM = max(maxMM, largest.pointee)
-                                        for v in 0..<(2 * buckets) {
-                                            c[v] &+= other[v]
-                                            other[v] = 0
-                                        }
-                                    }
-                                }
-                            }
+        let next = RunCounter()
+        rankThenSort { xs, ys, zs, back, ks, c in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * buckets) { other in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 1) { largest in
+                    guard let other = other.baseAddress, let largest = largest.baseAddress else { return 0 }
+                    /// The next runs' keys and counts, into `counts`; the largest millimetre.
+                    @Sendable func take(_ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
+                                        _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>, _ counts: UnsafeMutablePointer<UInt32>) -> UInt64 {
+                        var maxMM: UInt64 = 0
+                        while true {
+                            let run = next.take()
+                            guard run < runs else { return maxMM }
+                            let lo = run * Self.besideRun, hi = min(n, lo + Self.besideRun)
+                            maxMM = max(maxMM, Self.rankSlice(w, lo..<hi, xs, ys, zs, back, ks, counts: counts) { karney.distance(w.coordinate, places[$0]) })
                         }
                     }
+                    // The worker writes only the keys of the runs it takes, its own counts and its largest key.
+                    let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back), pk = Address(ks)
+                    let po = Address(other), pl = Address(largest)
+                    worker.post {
+                        let counts = po.pointer
+                        for v in 0..<(2 * buckets) { counts[v] = 0 }
+                        pl.pointer.pointee = take(UnsafePointer(px.pointer), UnsafePointer(py.pointer), UnsafePointer(pz.pointer),
+                                                  UnsafePointer(pb.pointer), pk.pointer, counts)
+                    }
+                    let maxMM = take(xs, ys, zs, back, ks, c)
+                    if let job = worker.reclaimOrWait() { job() }
+                    for v in 0..<(2 * buckets) { c[v] &+= other[v] }
+                    return max(maxMM, largest.pointee)
                 }
             }
         }
-        if maxMM >= 1 << 31 {
-            sortBeyondKeyRange()
-        } else {
-            radixSort(maxMillimetres: maxMM)
-        }
     }
+
+    /// The places in one run of ``rankAll(from:beside:)``'s shared distance pass.
+    static let besideRun = 1024
 
     /// The full order of more than ``smallCount`` places on one thread: distances and keys, then the radix sort.
     /// (Kept out of ``rankAll(from:)``, so that small sets' updates run through a short function.)
     @inline(never)
     private mutating func rankAllOnOneThread(_ w: Walker) {
         let n = count
-        var maxMM: UInt64 = 0
         let karney = geodesic
         let places = coordinates
-        let bucketed = n >= bucketsFrom
+        let firstDigit = n < bucketsFrom
+        rankThenSort { xs, ys, zs, back, ks, c in
+            Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, counts: c, firstDigit: firstDigit) { karney.distance(w.coordinate, places[$0]) }
+        }
+    }
+
+    /// The keys of every place through `pass` (given the places' ECEF coordinates and
+    /// tie indices, the keys to write and the digit counts, zeroed; returning the
+    /// largest millimetre), then the radix sort.
+    @inline(__always)
+    private mutating func rankThenSort(_ pass: (UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<UInt32>,
+                                                UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt32>) -> UInt64) {
+        var maxMM: UInt64 = 0
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
@@ -462,9 +465,7 @@ public struct RankingIndex {
                                 guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
                                       let ks = ks.baseAddress, let c = c.baseAddress else { return }
                                 for v in 0..<(2 * Self.buckets) { c[v] = 0 }
-                                maxMM = Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, counts: c, firstDigit: !bucketed) {
-                                    karney.distance(w.coordinate, places[$0])
-                                }
+                                maxMM = pass(xs, ys, zs, back, ks, c)
                             }
                         }
                     }
@@ -1068,5 +1069,15 @@ struct Address<Element>: Sendable {
     var pointer: UnsafeMutablePointer<Element> {
         // Programmer's invariant, not input: only buffers of one place or more are handed out (rankAll returns early for none).
         UnsafeMutablePointer(bitPattern: bits)!
+    }
+}
+
+/// Hands out run numbers 0, 1, 2, … to the threads sharing a pass, each number once.
+final class RunCounter: Sendable {
+    private let next = Atomic<Int>(0)
+
+    /// The next run number.
+    func take() -> Int {
+        next.add(1, ordering: .relaxed).oldValue
     }
 }
