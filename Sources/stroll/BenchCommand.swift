@@ -63,7 +63,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("dump-places"), help: ArgumentHelp("Write the places as CSV id,latitude,longitude.", valueName: "FILE"))
     var dumpPlaces: String?
 
-    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on, and for moves from 8192 places: the two halves of the minimal moves and of the distances before them; default: every core. The other variants use one.", valueName: "N"))
+    @Option(help: ArgumentHelp("Threads for the full order (full, full-distances, moves) from 200 000 places on, and for moves from 8192 places: the two halves of the minimal moves, and the distance pass before them; default: every core. The other variants use one.", valueName: "N"))
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "map-pan and map-zoom: the pins share a clustering identifier and are drawn clustered.")
