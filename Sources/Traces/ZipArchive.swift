@@ -156,7 +156,13 @@ final class ZipMember {
 
     static func choose(_ entries: [Entry]) -> Entry? {
         let files = entries.filter { !$0.name.hasSuffix("/") }
-        func ext(_ e: Entry) -> String { (e.name as NSString).pathExtension.lowercased() }
+        /// The last component's text after its last dot (none for a leading dot), read by hand:
+        /// Foundation's `pathExtension` traps on some names a broken archive may hold.
+        func ext(_ e: Entry) -> String {
+            let component = e.name.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+            guard let dot = component.lastIndex(of: "."), dot != component.startIndex else { return "" }
+            return component[component.index(after: dot)...].lowercased()
+        }
         return files.first { $0.name.lowercased() == "doc.kml" }
             ?? files.first { ext($0) == "kml" }
             ?? files.first { traceExtensions.contains(ext($0)) }
