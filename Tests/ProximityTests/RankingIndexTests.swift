@@ -394,6 +394,19 @@ extension RankingIndexTests {
             alone.rankAll(from: walker)
             #expect(helped.order == alone.order, "step \(step)")
             #expect((0..<n).allSatisfy { helped.distance(atRank: $0).bitPattern == alone.distance(atRank: $0).bitPattern }, "step \(step)")
+            if step == 6 {
+                // A copy shares nothing it writes with the index it was copied from: each ranks on its own.
+                var copy = helped
+                diff.wakeWorker()
+                let elsewhere = try Coordinate(latitude: 53.41, longitude: -2.95)
+                copy.rankAll(from: elsewhere, beside: diff)
+                alone.rankAll(from: elsewhere)
+                #expect(copy.order == alone.order)
+                diff.wakeWorker()
+                helped.rankAll(from: walker, beside: diff)
+                alone.rankAll(from: walker)
+                #expect(helped.order == alone.order)
+            }
             if !previous.isEmpty { diff.moves(from: previous, to: helped.order, into: &moves) }
             previous = helped.order
             if step == 8 { usleep(2_000) }        // the thread most likely asleep for the next update

@@ -16,4 +16,15 @@ struct FuzzRegressionTests {
         let small = try readCSV("lat,lon,name\n53.4,-2.9,Joe \"the\" Cafe\n")
         #expect(small.tracks[0].segments[0].fixes.first?.name == "Joe \"the\" Cafe")
     }
+
+    @Test("a KMZ member named with bytes that are not UTF-8 and trailing slashes is a clear error, not a trap")
+    func kmzMemberNameNotUTF8() throws {
+        // The central directory names its only member "doc\u{A3}//" (0xA3 alone is not UTF-8);
+        // choosing the member read its extension through Foundation, which trapped on it.
+        let path = packageRoot.appendingPathComponent("Tests/TracesTests/Regressions/kmz-member-name-trap.kmz").path
+        let error = readError { () throws(TraceError) in try TraceReader.read(path) }
+        #expect(error?.file == path)
+        #expect(error?.reason.contains("no KML") == true)
+        #expect(error?.reason.contains("doc") == true)
+    }
 }
