@@ -5,31 +5,42 @@ import PackageDescription
 /// The CPU Stroll's own modules are compiled for. On x86-64 Linux with the
 /// AVX2 generation's instructions (AVX2, FMA, BMI; every x86-64 server CPU of
 /// the last decade), `haswell`: the distance loops then run four doubles at
-/// a time, as a C program compiled with `-march=native` would; where the
-/// machine also has AVX-512, the CPU of that generation (`znver4` on AMD,
-/// `skylake-avx512` on Intel): eight at a time (measured on a Zen 4 box, the
-/// full order of 10 000 places 38 to 33 µs). `STROLL_TARGET_CPU=NAME` chooses
-/// another (`x86-64` for a binary that runs on any x86-64), `STROLL_TARGET_CPU=` none.
-let targetCPU: String? = {
-    if let chosen = Context.environment["STROLL_TARGET_CPU"] { return chosen.isEmpty ? nil : chosen }
+/// a time, as a C program compiled with `-march=native` would.
+/// `STROLL_TARGET_CPU=NAME` chooses another for every module (`x86-64` for a
+/// binary that runs on any x86-64), `STROLL_TARGET_CPU=` none.
+///
+/// Proximity alone (the distance loops) is compiled for the AVX-512 generation
+/// where the machine has it (`znver4` on AMD, `skylake-avx512` on Intel): eight
+/// doubles at a time. Measured on a Zen 4 box: the full order of 10 000 places
+/// 38 to 33 µs; the trace readers, compiled so, read 10 % slower (the suite's
+/// 50 MB CSV 191-208 to 214-218 ms, GPX 161-165 to 177-178), so they are not.
+let cpuInfo: (avx2: Bool, avx512: Bool, amd: Bool)? = {
     #if arch(x86_64) && os(Linux)
     guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
     let lines = info.split(separator: "\n")
     guard let line = lines.first(where: { $0.hasPrefix("flags") }) else { return nil }
     let flags = Set(line.split(separator: " ").map(String.init))
-    guard ["avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt"].allSatisfy(flags.contains) else { return nil }
-    guard ["avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"].allSatisfy(flags.contains) else { return "haswell" }
-    let amd = lines.contains { $0.hasPrefix("vendor_id") && $0.hasSuffix("AuthenticAMD") }
-    return amd ? "znver4" : "skylake-avx512"
+    return (["avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt"].allSatisfy(flags.contains),
+            ["avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"].allSatisfy(flags.contains),
+            lines.contains { $0.hasPrefix("vendor_id") && $0.hasSuffix("AuthenticAMD") })
     #else
     return nil
     #endif
 }()
+let chosenCPU = Context.environment["STROLL_TARGET_CPU"].map { $0.isEmpty ? nil : $0 }
+let targetCPU: String? = chosenCPU ?? (cpuInfo?.avx2 == true ? "haswell" : nil)
+let vectorCPU: String? = chosenCPU ?? {
+    guard let cpu = cpuInfo, cpu.avx2 else { return nil }
+    return cpu.avx512 ? (cpu.amd ? "znver4" : "skylake-avx512") : "haswell"
+}()
 
-let strict: [SwiftSetting] = [
+let language: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
-] + (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
+]
+let strict: [SwiftSetting] = language + (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
+/// Proximity's settings: ``vectorCPU``.
+let vectorized: [SwiftSetting] = language + (vectorCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
 
 let package = Package(
     name: "Stroll",
@@ -86,7 +97,7 @@ let package = Package(
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy", "CZlib"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
-        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "SpatialIndex", "Traces"], swiftSettings: strict),
+        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "SpatialIndex", "Traces"], swiftSettings: vectorized),
         .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
         // Places from OpenStreetMap: PBF (its wire format read directly), XML, Overpass JSON.
         .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Proximity", "CZlib"], swiftSettings: strict),
