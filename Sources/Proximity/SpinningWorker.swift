@@ -68,29 +68,16 @@ final class SpinningWorker: Sendable {
     /// After ``post(_:)``: the job back when the thread has not started it (returned, for
     /// the caller to run), else nil once the thread has finished it.
     func reclaimOrWait() -> (@Sendable () -> Void)? {
-        if let job = reclaim() { return job }
-        waitDone()
-        return nil
-    }
-
-    /// After ``post(_:)``: the job back when the thread has not started it (it then never
-    /// will), else nil: the thread has started it, and ``waitDone()`` must follow.
-    func reclaim() -> (@Sendable () -> Void)? {
         let (exchanged, _) = channel.state.compareExchange(expected: State.posted.rawValue, desired: State.idle.rawValue,
                                                            ordering: .acquiringAndReleasing)
-        guard exchanged else { return nil }
-        return channel.job.withLock { job in defer { job = nil }; return job }
-    }
-
-    /// After ``reclaim()`` returned nil: waits (spinning, yielding now and then) until the
-    /// thread has finished the job.
-    func waitDone() {
+        if exchanged { return channel.job.withLock { job in defer { job = nil }; return job } }
         var spins = 0
         while channel.state.load(ordering: .acquiring) != State.done.rawValue {
             spins += 1
             if spins & 1023 == 0 { sched_yield() }
         }
         channel.state.store(State.idle.rawValue, ordering: .releasing)
+        return nil
     }
 
     /// The thread: runs posted jobs; between them spins for ``spin``, then sleeps until the next.
