@@ -21,8 +21,9 @@ import Synchronization
 /// least-significant-digit radix sort of 64-bit keys: millimetres above the
 /// place's index, read in tie order so that the stable sort by millimetres
 /// alone breaks ties, and the sorted keys are the order itself (from
-/// ``bucketThreshold`` places: a pass by the leading bits into
-/// buckets that fit the cache, then each bucket by the rest). Distances are
+/// ``bucketThreshold`` places: 32-bit millimetres from the distance pass, then
+/// a pass by their leading bits that makes the keys into buckets that fit the
+/// cache, then each bucket by the rest). Distances are
 /// not stored: ``distance(atRank:)`` computes the one asked for exactly as
 /// the ranking did. Small sets use insertion sort from the previous order,
 /// which is nearly sorted. From ``parallelThreshold`` places on, the distances and
@@ -38,6 +39,8 @@ public struct RankingIndex {
     @usableFromInline let tieRank: [UInt32]
     private let indexOfTie: [UInt32]
     private var keys: [UInt64]
+    /// Millimetres by tie position, for the sets sorted in buckets (made at their first ranking).
+    private var millimetres: [UInt32] = []
     private var scratch: [UInt64]
     /// Digit counts, 32-bit (as ``cursors``): two rows of them fill the first-level cache, not four.
     private var counts: [UInt32]
@@ -119,7 +122,8 @@ public struct RankingIndex {
 
     /// Bytes held per place by the index and its buffers (for memory budgets).
     public var bytesPerPlace: Double {
-        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 16 : 0)    // small sets: no scratch, keys twice as long, distances by tie and by rank
+        // Small sets: no scratch, keys twice as long, distances by tie and by rank; sets sorted in buckets: their millimetres.
+        let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 16 : 0) + (count >= bucketsFrom ? 4 : 0)
         return Double(perPlace) + Double(grid.bytes + counts.count * 4 + cursors.count * 4) / Double(max(count, 1))
     }
 
@@ -249,19 +253,20 @@ public struct RankingIndex {
     /// those places alone. Where the test passes, the nearest millimetre (ties
     /// to even) is the one `Int64(mm + 0.5)` gives, since `mm` is then not
     /// within the tolerance of a half. With `counts`, the radix sort's first
-    /// two digits are counted block by block (`counts`: two rows of ``buckets``;
-    /// without `firstDigit`, the second alone).
+    /// two digits are counted block by block (`counts`: two rows of ``buckets``).
+    /// Without `placeInKey`, the keys' low halves are zero and the tie indices
+    /// are read only for Karney's method (``millimetreSlice(_:_:_:_:_:_:_:counts:exact:)``).
     ///
     /// Unsafe pointers, unchecked: callers pass buffers of ``count`` places
     /// and a range inside them.
     @inline(__always)
     static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
                           _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>,
-                          counts: UnsafeMutablePointer<UInt32>? = nil, firstDigit: Bool = true, exact: (Int) -> Double) -> UInt64 {
+                          counts: UnsafeMutablePointer<UInt32>? = nil, exact: (Int) -> Double) -> UInt64 {
         // One block of series distances, on the stack.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { buffer in
             guard let ds = buffer.baseAddress else { return 0 }
-            return rankSlice(w, range, xs, ys, zs, back, ks, ds, counts: counts, firstDigit: firstDigit, exact: exact)
+            return rankSlice(w, range, xs, ys, zs, back, ks, ds, counts: counts, exact: exact)
         }
     }
 
@@ -270,7 +275,7 @@ public struct RankingIndex {
     @inline(__always)
     static func rankSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
                           _ back: UnsafePointer<UInt32>, _ ks: UnsafeMutablePointer<UInt64>, _ ds: UnsafeMutablePointer<Double>,
-                          counts: UnsafeMutablePointer<UInt32>? = nil, firstDigit: Bool = true, exact: (Int) -> Double) -> UInt64 {
+                          counts: UnsafeMutablePointer<UInt32>? = nil, placeInKey: Bool = true, exact: (Int) -> Double) -> UInt64 {
         let wx = w.wx, wy = w.wy, wz = w.wz, nx = w.nx, ny = w.ny, nz = w.nz
         let a = w.a, b = w.b
         let bias = roundingBias
@@ -297,7 +302,7 @@ public struct RankingIndex {
                 let beyond: UInt64 = d > GeodesicDistanceFrame.exactRange ? 1 : 0
                 let nearHalf: UInt64 = abs(mm - rounded) >= 0.5 - GeodesicDistanceFrame.tolerance(atDistance: d) * 1000 ? 1 : 0
                 karneyNeeded |= beyond | nearHalf
-                let key = (biased.bitPattern & 0xFFFF_FFFF) << 32 | UInt64(bp[i])
+                let key = (biased.bitPattern & 0xFFFF_FFFF) << 32 | (placeInKey ? UInt64(bp[i]) : 0)
                 largestKey = max(largestKey, key)
                 bk[i] = key
             }
@@ -310,7 +315,7 @@ public struct RankingIndex {
                         d = exact(Int(place))
                         ds[i] = d
                         let rounded = UInt64(bitPattern: Int64(min(d * 1000 + 0.5, 9e18)))
-                        bk[i] = rounded << 32 | UInt64(place)
+                        bk[i] = rounded << 32 | (placeInKey ? UInt64(place) : 0)
                         maxMM = max(maxMM, rounded)
                     } else {
                         largestKey = max(largestKey, bk[i])
@@ -320,14 +325,10 @@ public struct RankingIndex {
             maxMM = max(maxMM, largestKey >> 32)
             if let c = counts {
                 // The radix sort's first two digits, counted while the block is in the first-level cache.
-                if firstDigit {
-                    for i in 0..<length {
-                        let mm = bk[i] >> 32
-                        c[Int(truncatingIfNeeded: mm & digitMask)] &+= 1
-                        c[buckets &+ Int(truncatingIfNeeded: (mm >> UInt64(digitBits)) & digitMask)] &+= 1
-                    }
-                } else {
-                    for i in 0..<length { c[buckets &+ Int(truncatingIfNeeded: (bk[i] >> UInt64(32 + digitBits)) & digitMask)] &+= 1 }
+                for i in 0..<length {
+                    let mm = bk[i] >> 32
+                    c[Int(truncatingIfNeeded: mm & digitMask)] &+= 1
+                    c[buckets &+ Int(truncatingIfNeeded: (mm >> UInt64(digitBits)) & digitMask)] &+= 1
                 }
             }
             start += length
@@ -368,6 +369,7 @@ public struct RankingIndex {
         lastWalker = w
         if n <= Self.smallCount { return rankSmall(w) }
         if n >= max(2, parallelFrom) && threads > 1 { return rankAllParallel(w, threads: min(threads, 64, n)) }
+        if n >= bucketsFrom { return rankInBucketsOnOneThread(w) }
         rankAllOnOneThread(w)
     }
 
@@ -430,9 +432,80 @@ public struct RankingIndex {
         let n = count
         let karney = geodesic
         let places = coordinates
-        let firstDigit = n < bucketsFrom
         rankThenSort { xs, ys, zs, back, ks, c in
-            Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, counts: c, firstDigit: firstDigit) { karney.distance(w.coordinate, places[$0]) }
+            Self.rankSlice(w, 0..<n, xs, ys, zs, back, ks, counts: c) { karney.distance(w.coordinate, places[$0]) }
+        }
+    }
+
+    /// The full order of ``bucketsFrom`` places or more on one thread: the millimetres
+    /// (``millimetreSlice(_:_:_:_:_:_:_:counts:exact:)``), then the sort in buckets.
+    @inline(never)
+    private mutating func rankInBucketsOnOneThread(_ w: Walker) {
+        let n = count
+        let karney = geodesic
+        let places = coordinates
+        if millimetres.count < n { millimetres = [UInt32](repeating: 0, count: n) }
+        var maxMM: UInt64 = 0
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeBufferPointer { zs in
+                    indexOfTie.withUnsafeBufferPointer { back in
+                        millimetres.withUnsafeMutableBufferPointer { mm in
+                            counts.withUnsafeMutableBufferPointer { c in
+                                guard let xs = xs.baseAddress, let ys = ys.baseAddress, let zs = zs.baseAddress, let back = back.baseAddress,
+                                      let mm = mm.baseAddress, let c = c.baseAddress else { return }
+                                // The second digit's counts, in their row (``sortInBuckets(bits:)`` reads them there).
+                                let second = c + Self.buckets
+                                for v in 0..<Self.buckets { second[v] = 0 }
+                                maxMM = Self.millimetreSlice(w, 0..<n, xs, ys, zs, back, mm, counts: second) { karney.distance(w.coordinate, places[$0]) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if maxMM >= 1 << 31 { return sortBeyondKeyRange() }
+        if Self.digits(maxMM) == 2 { return sortInBuckets(bits: 64 - maxMM.leadingZeroBitCount) }
+        keysFromMillimetres()
+        radixSort(maxMillimetres: maxMM)
+    }
+
+    /// The radix sort's keys from the millimetres and tie indices, for the sets sorted in
+    /// buckets whose millimetres have one digit (all within 4 m) or three (past 16.7 km).
+    private mutating func keysFromMillimetres() {
+        for i in 0..<count { keys[i] = UInt64(millimetres[i]) << 32 | UInt64(indexOfTie[i]) }
+    }
+
+    /// The millimetres (32-bit) of the places in `range` (tie positions) for the sort in
+    /// buckets, their second 12-bit digit counted into `counts` (one row of ``buckets``); the
+    /// largest millimetre is returned (past 31 bits, the millimetres written are not used:
+    /// ``sortBeyondKeyRange()``). Half the bytes of a key, and the tie indices not read: once
+    /// two threads share it, this pass is bound by memory bandwidth, and the scatter into
+    /// buckets reads each tie index beside its millimetre.
+    /// Unsafe pointers, unchecked, as ``rankSlice(_:_:_:_:_:_:_:counts:exact:)``.
+    @inline(__always)
+    static func millimetreSlice(_ w: Walker, _ range: Range<Int>, _ xs: UnsafePointer<Double>, _ ys: UnsafePointer<Double>, _ zs: UnsafePointer<Double>,
+                                _ back: UnsafePointer<UInt32>, _ mm: UnsafeMutablePointer<UInt32>,
+                                counts: UnsafeMutablePointer<UInt32>, exact: (Int) -> Double) -> UInt64 {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: block) { distances in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: block) { blockKeys in
+                guard let ds = distances.baseAddress, let kb = blockKeys.baseAddress else { return 0 }
+                var maxMM: UInt64 = 0
+                var start = range.lowerBound
+                while start < range.upperBound {
+                    let end = min(range.upperBound, start + block)
+                    // rankSlice writes tie positions start..<end from its keys' address + start: here, the block's buffer.
+                    maxMM = max(maxMM, rankSlice(w, start..<end, xs, ys, zs, back, kb - start, ds, placeInKey: false, exact: exact))
+                    let out = mm + start
+                    for i in 0..<(end - start) {
+                        let m = kb[i] >> 32
+                        out[i] = UInt32(truncatingIfNeeded: m)
+                        counts[Int(truncatingIfNeeded: (m >> UInt64(digitBits)) & digitMask)] &+= 1
+                    }
+                    start = end
+                }
+                return maxMM
+            }
         }
     }
 
@@ -468,7 +541,7 @@ public struct RankingIndex {
 
     /// The full order on several threads: each takes a contiguous slice of the
     /// places for the distances (counting the first digit as it goes, or from
-    /// ``bucketsFrom`` places the second), then the radix sort runs each digit
+    /// ``bucketsFrom`` places, writing millimetres alone, the second), then the radix sort runs each digit
     /// as a parallel count, a prefix sum over (digit, thread) that keeps it
     /// stable, and a parallel scatter; or, in buckets, ``sortInBucketsParallel(bits:threads:)``.
     ///
@@ -483,27 +556,35 @@ public struct RankingIndex {
         let karney = geodesic
         let places = coordinates
         var digits = 0, maxMillimetres: UInt64 = 0
-        // In buckets (see ``sortInBuckets(bits:)``): each thread counts the second digit, from which the leading bits' counts come.
+        // In buckets (see ``sortInBuckets(bits:)``): millimetres alone, each thread counting their second digit,
+        // from which the leading bits' counts come.
         let bucketed = n >= bucketsFrom
-        let countShift = UInt64(bucketed ? 32 + Self.digitBits : 32)
+        if bucketed && millimetres.count < n { millimetres = [UInt32](repeating: 0, count: n) }
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 z.withUnsafeBufferPointer { zs in
                     indexOfTie.withUnsafeBufferPointer { back in
                         keys.withUnsafeMutableBufferPointer { ks in
+                          millimetres.withUnsafeMutableBufferPointer { mms in
                             threadCounts.withUnsafeMutableBufferPointer { tc in
                                 threadMax.withUnsafeMutableBufferPointer { tm in
                                     let px = Address(xs), py = Address(ys), pz = Address(zs), pb = Address(back)
-                                    let pk = Address(ks), pc = Address(tc), pm = Address(tm)
+                                    let pk = Address(ks), pmm = Address(mms), pc = Address(tc), pm = Address(tm)
                                     DispatchQueue.concurrentPerform(iterations: threads) { t in
                                         let lo = t * slice, hi = min(n, lo + slice)
-                                        let xs = px.pointer, ys = py.pointer, zs = pz.pointer, back = pb.pointer
-                                        let ks = pk.pointer, c = pc.pointer + t * Self.buckets
+                                        let xs = UnsafePointer(px.pointer), ys = UnsafePointer(py.pointer), zs = UnsafePointer(pz.pointer)
+                                        let back = UnsafePointer(pb.pointer), c = pc.pointer + t * Self.buckets
                                         for v in 0..<Self.buckets { c[v] = 0 }
-                                        let localMax = lo < hi ? Self.rankSlice(w, lo..<hi, UnsafePointer(xs), UnsafePointer(ys), UnsafePointer(zs),
-                                                                                UnsafePointer(back), ks) { karney.distance(w.coordinate, places[$0]) } : 0
-                                        for i in lo..<max(lo, hi) { c[Int((ks[i] >> countShift) & Self.digitMask)] &+= 1 }
-                                        pm.pointer[t] = localMax
+                                        guard lo < hi else { return pm.pointer[t] = 0 }
+                                        if bucketed {
+                                            pm.pointer[t] = Self.millimetreSlice(w, lo..<hi, xs, ys, zs, back, pmm.pointer, counts: c) {
+                                                karney.distance(w.coordinate, places[$0])
+                                            }
+                                            return
+                                        }
+                                        let ks = pk.pointer
+                                        pm.pointer[t] = Self.rankSlice(w, lo..<hi, xs, ys, zs, back, ks) { karney.distance(w.coordinate, places[$0]) }
+                                        for i in lo..<hi { c[Int((ks[i] >> 32) & Self.digitMask)] &+= 1 }
                                     }
                                     var maxMM: UInt64 = 0
                                     for t in 0..<threads { maxMM = max(maxMM, tm[t]) }
@@ -517,14 +598,16 @@ public struct RankingIndex {
                                     digits = max(1, digits)
                                 }
                             }
+                          }
                         }
                     }
                 }
             }
         }
         guard digits > 0 else { return sortBeyondKeyRange() }
-        if bucketed && digits == 2 {
-            return sortInBucketsParallel(bits: 64 - maxMillimetres.leadingZeroBitCount, threads: threads)
+        if bucketed {
+            if digits == 2 { return sortInBucketsParallel(bits: 64 - maxMillimetres.leadingZeroBitCount, threads: threads) }
+            keysFromMillimetres()
         }
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
@@ -586,15 +669,18 @@ public struct RankingIndex {
         let n = count
         let slice = (n + threads - 1) / threads
         let layout = BucketLayout(n, bits: bits)
-        let bucketCount = layout.bucketCount, shiftHigh = layout.shiftHigh, fold = layout.fold
+        let bucketCount = layout.bucketCount, fold = layout.fold
+        let shiftLow = UInt32(truncatingIfNeeded: layout.shiftHigh - 32)
         let width = Self.buckets
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
                 order.withUnsafeMutableBufferPointer { o in
                     counts.withUnsafeMutableBufferPointer { c in
                         threadCounts.withUnsafeMutableBufferPointer { tc in
+                          millimetres.withUnsafeBufferPointer { mm in
+                            indexOfTie.withUnsafeBufferPointer { back in
                             guard let a = a.baseAddress, let b = b.baseAddress, let o = o.baseAddress,
-                                  let start = c.baseAddress, let tc = tc.baseAddress else { return }
+                                  let start = c.baseAddress, let tc = tc.baseAddress, let mm = mm.baseAddress, let back = back.baseAddress else { return }
                             // Each thread's second-digit counts folded into bucket counts, in place
                             // (bucket j reads digits from j << fold on, never a slot already written).
                             for t in 0..<threads {
@@ -617,15 +703,11 @@ public struct RankingIndex {
                             }
                             start[bucketCount] = total
                             let pa = Address(a), pb = Address(b), po = Address(o), ps = Address(start), pc = Address(tc)
+                            let pmm = Address(mm), pback = Address(back)
                             DispatchQueue.concurrentPerform(iterations: threads) { t in
                                 let lo = t * slice, hi = min(n, lo + slice)
-                                let a = pa.pointer, b = pb.pointer, cur = pc.pointer + t * width
-                                for i in lo..<max(lo, hi) {
-                                    let k = a[i]
-                                    let slot = Int(truncatingIfNeeded: k >> shiftHigh)
-                                    b[Int(cur[slot])] = k
-                                    cur[slot] &+= 1
-                                }
+                                Self.scatterMillimetres(lo..<max(lo, hi), UnsafePointer(pmm.pointer), UnsafePointer(pback.pointer), pb.pointer,
+                                                        pc.pointer + t * width, shiftLow)
                             }
                             // Runs of whole buckets, about n / threads keys each: thread t's starts at the
                             // first bucket starting at or past t · n / threads.
@@ -645,6 +727,8 @@ public struct RankingIndex {
                                 Self.sortBuckets(from..<to, layout, start, UnsafePointer(pb.pointer), pa.pointer + Int(start[from]),
                                                  po.pointer, pc.pointer + t * width)
                             }
+                            }
+                          }
                         }
                     }
                 }
@@ -797,9 +881,6 @@ public struct RankingIndex {
         let n = count
         let digits = Self.digits(maxMillimetres)
         let bucketed = n >= bucketsFrom
-        if bucketed && digits == 2 {
-            return sortInBuckets(bits: 64 - maxMillimetres.leadingZeroBitCount)
-        }
         let width = UInt64(Self.digitBits)
         let buckets = Self.buckets, mask = Self.digitMask
         keys.withUnsafeMutableBufferPointer { a in
@@ -870,19 +951,24 @@ public struct RankingIndex {
     /// the first- and second-level caches, is sorted by the rest of its bits in two stable
     /// passes (an LSD sort within the bucket), the second writing the order itself.
     ///
-    /// The leading digit's counts come from the second 12-bit digit's, counted with the
+    /// The distance pass wrote the millimetres alone (``millimetres``, 4 bytes a place where a
+    /// key takes 8); the keys are made as they are scattered, each millimetre above its tie
+    /// index. The leading digit's counts come from the second 12-bit digit's, counted with the
     /// distances (the leading bits are that digit's top bits); each bucket counts its own two.
     private mutating func sortInBuckets(bits: Int) {
         let n = count
         let layout = BucketLayout(n, bits: bits)
-        let bucketCount = layout.bucketCount, shiftHigh = layout.shiftHigh, fold = layout.fold
+        let bucketCount = layout.bucketCount, fold = layout.fold
+        let shiftLow = UInt32(truncatingIfNeeded: layout.shiftHigh - 32)
         keys.withUnsafeMutableBufferPointer { a in
             scratch.withUnsafeMutableBufferPointer { b in
                 order.withUnsafeMutableBufferPointer { o in
                     counts.withUnsafeMutableBufferPointer { c in
                         cursors.withUnsafeMutableBufferPointer { cur in
+                          millimetres.withUnsafeBufferPointer { mm in
+                            indexOfTie.withUnsafeBufferPointer { back in
                             guard let a = a.baseAddress, let b = b.baseAddress, let o = o.baseAddress,
-                                  let c = c.baseAddress, let cur = cur.baseAddress else { return }
+                                  let c = c.baseAddress, let cur = cur.baseAddress, let mm = mm.baseAddress, let back = back.baseAddress else { return }
                             // Bucket starts (in `c`'s first row, free once the first digit's counts are
                             // not needed) and the leading pass's cursors.
                             let start = c
@@ -890,18 +976,29 @@ public struct RankingIndex {
                             for v in 0..<Self.buckets { start[(v >> fold) + 1] &+= c[Self.buckets + v] }
                             for v in 0..<bucketCount { start[v + 1] &+= start[v] }
                             for v in 0..<bucketCount { cur[v] = start[v] }
-                            for i in 0..<n {
-                                let k = a[i]
-                                let slot = Int(truncatingIfNeeded: k >> shiftHigh)
-                                b[Int(cur[slot])] = k
-                                cur[slot] &+= 1
-                            }
-                            // The start of `a` is free now, and stays in cache from one bucket to the next.
+                            Self.scatterMillimetres(0..<n, mm, back, b, cur, shiftLow)
+                            // `a` (the keys' buffer) is free, and its start stays in cache from one bucket to the next.
                             Self.sortBuckets(0..<bucketCount, layout, start, b, a, o, cur)
+                            }
+                          }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// The stable pass into buckets: the keys (millimetres above tie indices) of tie positions
+    /// `range`, each written at its bucket's cursor (`cursors`, advanced); a bucket is the
+    /// millimetres shifted right by `shift`. Unchecked pointers.
+    @inline(__always)
+    static func scatterMillimetres(_ range: Range<Int>, _ mm: UnsafePointer<UInt32>, _ back: UnsafePointer<UInt32>,
+                                   _ b: UnsafeMutablePointer<UInt64>, _ cursors: UnsafeMutablePointer<UInt32>, _ shift: UInt32) {
+        for i in range {
+            let m = mm[i]
+            let slot = Int(truncatingIfNeeded: m >> shift)
+            b[Int(cursors[slot])] = UInt64(m) << 32 | UInt64(back[i])
+            cursors[slot] &+= 1
         }
     }
 

@@ -109,9 +109,9 @@ struct RankingIndexTests {
         }
     }
 
-    @Test("places within 20 nm of a half millimetre are ranked as Karney's distance rounds (a tie with the whole millimetre beside them, or not): the small path, the radix path and two threads",
-          arguments: [(120, 1), (2_000, 1), (2_000, 2)])
-    func halfMillimetres(n: Int, threads: Int) throws {
+    @Test("places within 20 nm of a half millimetre are ranked as Karney's distance rounds (a tie with the whole millimetre beside them, or not): the small path, the radix path, two threads, and in buckets (millimetres alone) on one thread and two",
+          arguments: [(120, 1, false), (2_000, 1, false), (2_000, 2, false), (2_000, 1, true), (2_000, 2, true)])
+    func halfMillimetres(n: Int, threads: Int, bucketed: Bool) throws {
         let walker = try Coordinate(latitude: 53.4055, longitude: -2.966)
         var rng = SplitMix64(seed: UInt64(n + threads))
         var coordinates: [Coordinate] = []
@@ -130,6 +130,7 @@ struct RankingIndexTests {
         var index = RankingIndex(coordinates: p.coordinates, names: p.names, ids: p.ids)
         index.threads = threads
         index.parallelFrom = 1_000
+        if bucketed { index.bucketsFrom = 1_000 }
         index.rankAll(from: walker)
         #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker))
         for r in 0..<n {
@@ -138,16 +139,19 @@ struct RankingIndexTests {
         }
     }
 
-    @Test("places around the world (beyond 2000 km: Karney's method and a comparison sort), on one thread and on two")
-    func worldwide() throws {
+    @Test("places around the world (beyond 2000 km: Karney's method and a comparison sort), on one thread and on two, with and without buckets",
+          arguments: [(2, false), (1, true), (2, true)])
+    func worldwide(threads: Int, bucketed: Bool) throws {
         var rng = SplitMix64(seed: 9)
         for n in [50, 3_000] {
             let coordinates = (0..<n).map { _ in Coordinate(computedLatitude: rng.uniform(-80, 80), longitude: rng.uniform(-180, 180)) }
             let labels = coordinates.indices.map { "p\($0)" }
             let p = (coordinates: coordinates, names: labels, ids: labels)
             var index = RankingIndex(coordinates: coordinates, names: labels, ids: labels)
-            index.threads = 2
+            index.threads = threads
             index.parallelFrom = 1_000
+            // In buckets, the millimetres past 32 bits are not what is sorted: the comparison sort is.
+            if bucketed { index.bucketsFrom = 1_000 }
             let walker = try Coordinate(latitude: 53.4, longitude: -2.97)
             index.rankAll(from: walker)
             #expect(index.order.map(Int.init) == Self.bruteForce(p, from: walker), "\(n) places")
