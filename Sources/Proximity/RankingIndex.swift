@@ -1029,7 +1029,7 @@ public struct RankingIndex {
     /// Sorts the buckets `range` (starting at `start`, keys in `b`) by the rest of their bits:
     /// per bucket, counts of its two digits, then keys by the low digit into `temp` (room for
     /// the largest bucket), then place indices into the order `o` by the next digit.
-    /// `counts`: 512 of them. Unchecked pointers, as ``rankSlice(_:_:_:_:_:_:_:counts:firstDigit:exact:)``.
+    /// `counts`: 512 of them. Unchecked pointers, as ``rankSlice(_:_:_:_:_:_:_:counts:exact:)``.
     @inline(__always)
     static func sortBuckets(_ range: Range<Int>, _ layout: BucketLayout, _ start: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt64>,
                             _ temp: UnsafeMutablePointer<UInt64>, _ o: UnsafeMutablePointer<UInt32>, _ counts: UnsafeMutablePointer<UInt32>) {
