@@ -425,7 +425,7 @@ public struct RankingIndex {
     /// The places in one run of ``rankAll(from:beside:)``'s shared distance pass.
     static let besideRun = 1024
 
-    /// The full order of more than ``smallCount`` places on one thread: distances and keys, then the radix sort.
+    /// The full order of more than ``smallCount`` places, fewer than ``bucketsFrom``, on one thread: distances and keys, then the radix sort.
     /// (Kept out of ``rankAll(from:)``, so that small sets' updates run through a short function.)
     @inline(never)
     private mutating func rankAllOnOneThread(_ w: Walker) {
