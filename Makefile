@@ -2,6 +2,11 @@
 # Both install what the build needs first (libgeos-dev through apt or brew).
 
 SWIFT ?= swift
+# Stroll's own modules compiled for this machine's vector unit (Package.swift
+# says which CPU); `STROLL_TARGET_CPU= make build` builds the portable binary a
+# package depending on Stroll gets.
+STROLL_TARGET_CPU ?= auto
+export STROLL_TARGET_CPU
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCH_DIR := Benchmarks
 # The virtual environment of the Python peers and checkers (see test-clusters).
@@ -12,12 +17,12 @@ PYENV := .build/python-peers
 all: build
 
 deps:
-	@if ! pkg-config --exists geos zlib sqlite3 2>/dev/null; then \
-	  echo "Installing GEOS, zlib and SQLite (libgeos-dev, zlib1g-dev, libsqlite3-dev)..."; \
+	@if ! pkg-config --exists geos zlib sqlite3 libpq 2>/dev/null; then \
+	  echo "Installing GEOS, zlib, SQLite and libpq (libgeos-dev, zlib1g-dev, libsqlite3-dev, libpq-dev)..."; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgeos-dev zlib1g-dev libsqlite3-dev pkg-config; \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgeos-dev zlib1g-dev libsqlite3-dev libpq-dev pkg-config; \
 	  elif command -v brew >/dev/null 2>&1; then \
-	    brew install geos zlib sqlite pkg-config; \
+	    brew install geos zlib sqlite libpq pkg-config; \
 	  else \
 	    echo "error: GEOS not found and neither apt-get nor brew is available; install libgeos-dev" >&2; exit 1; \
 	  fi; \

@@ -2,18 +2,21 @@
 import Foundation
 import PackageDescription
 
-/// The CPU Stroll's own modules are compiled for. On x86-64 Linux with the
-/// AVX2 generation's instructions (AVX2, FMA, BMI; every x86-64 server CPU of
-/// the last decade), `haswell`: the distance loops then run four doubles at
-/// a time, as a C program compiled with `-march=native` would.
-/// `STROLL_TARGET_CPU=NAME` chooses another for every module (`x86-64` for a
-/// binary that runs on any x86-64), `STROLL_TARGET_CPU=` none.
-///
-/// Proximity alone (the distance loops) is compiled for the AVX-512 generation
-/// where the machine has it (`znver4` on AMD, `skylake-avx512` on Intel): eight
-/// doubles at a time. Measured on a Zen 4 box: the full order of 10 000 places
-/// 38 to 33 µs; the trace readers, compiled so, read 10 % slower (the suite's
-/// 50 MB CSV 191-208 to 214-218 ms, GPX 161-165 to 177-178), so they are not.
+/// The CPU Stroll's own modules are compiled for, when asked: nothing in a
+/// default build, so that a package depending on Stroll by version builds
+/// (SwiftPM refuses `unsafeFlags` there) and the binary runs on any machine of
+/// its architecture. `STROLL_TARGET_CPU=auto` (what `make build`, `make run`
+/// and the Makefile's other targets set) compiles for the build machine's
+/// vector unit, as a C program compiled with `-march=native` would be: on
+/// x86-64 Linux with the AVX2 generation's instructions (AVX2, FMA, BMI),
+/// `haswell`, and Proximity alone (the distance loops) for the AVX-512
+/// generation where the machine has it (`znver4` on AMD, `skylake-avx512` on
+/// Intel): four and eight doubles at a time. `STROLL_TARGET_CPU=NAME` chooses
+/// NAME for every module. Measured on a Zen 4 box: the full order of 10 000
+/// places 38 to 33 µs with AVX-512; the trace readers, compiled so, read 10 %
+/// slower (the suite's 50 MB CSV 191-208 to 214-218 ms, GPX 161-165 to
+/// 177-178), so they are not. Benchmarks/README.md has the default build
+/// beside the opted-in one.
 let cpuInfo: (avx2: Bool, avx512: Bool, amd: Bool)? = {
     #if arch(x86_64) && os(Linux)
     guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
@@ -27,12 +30,12 @@ let cpuInfo: (avx2: Bool, avx512: Bool, amd: Bool)? = {
     return nil
     #endif
 }()
-let chosenCPU = Context.environment["STROLL_TARGET_CPU"].map { $0.isEmpty ? nil : $0 }
-let targetCPU: String? = chosenCPU ?? (cpuInfo?.avx2 == true ? "haswell" : nil)
-let vectorCPU: String? = chosenCPU ?? {
+let chosenCPU: String? = Context.environment["STROLL_TARGET_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+let targetCPU: String? = chosenCPU == "auto" ? (cpuInfo?.avx2 == true ? "haswell" : nil) : chosenCPU
+let vectorCPU: String? = chosenCPU == "auto" ? {
     guard let cpu = cpuInfo, cpu.avx2 else { return nil }
     return cpu.avx512 ? (cpu.amd ? "znver4" : "skylake-avx512") : "haswell"
-}()
+}() : chosenCPU
 
 let language: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -72,8 +75,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         .systemLibrary(
@@ -85,6 +86,13 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        // PostGIS through libpq, the PostgreSQL project's own client: prebuilt,
+        // TLS through the system's OpenSSL, nothing compiled here.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -103,20 +111,8 @@ let package = Package(
         .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Proximity", "CZlib"], swiftSettings: strict),
         // Places from GeoPackage files and runs written as them: SQLite's C API directly, WKB through GEOS.
         .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Proximity"], swiftSettings: strict),
-        // Places from PostGIS: the only target that builds postgres-nio.
-        .target(
-            name: "PlacesPostGIS",
-            dependencies: [
-                "Geodesy", "Proximity",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
+        // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
+        .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Proximity"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),

@@ -78,7 +78,7 @@ public enum MKUserTrackingMode: Int, Sendable {
 }
 
 /// A pin's view, headless: it carries its annotation and selection only.
-@MainActor
+@preconcurrency @MainActor
 open class MKAnnotationView: NSObject {
     open var annotation: (any MKAnnotation)?
     public let reuseIdentifier: String?
@@ -94,9 +94,9 @@ open class MKAnnotationView: NSObject {
     }
 }
 
-@MainActor
+@preconcurrency @MainActor
 open class MKMarkerAnnotationView: MKAnnotationView {}
 
-@MainActor
+@preconcurrency @MainActor
 open class MKPinAnnotationView: MKAnnotationView {}
 #endif

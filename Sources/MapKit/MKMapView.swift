@@ -5,7 +5,7 @@ import Geodesy
 import Map
 
 /// MapKit's map callbacks, every one optional (a default that does nothing).
-@MainActor
+@preconcurrency @MainActor
 public protocol MKMapViewDelegate: NSObjectProtocol {
     func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool)
     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool)
@@ -50,7 +50,7 @@ extension MKMapViewDelegate {
 /// the view's width; the selected annotation is never hidden in one.
 /// Annotations whose coordinate is invalid are not added; they are listed in
 /// ``rejectedAnnotations`` with the reason.
-@MainActor
+@preconcurrency @MainActor
 open class MKMapView: NSObject {
     open weak var delegate: (any MKMapViewDelegate)?
     /// The view's size in points; `regionThatFits` keeps its aspect ratio.

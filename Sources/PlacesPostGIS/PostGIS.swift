@@ -1,17 +1,14 @@
+import CLibPQ
 import Foundation
 import Geodesy
-import Logging
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
-import NIOSSL
-import PostgresNIO
 import Proximity
 
 /// Places from a PostGIS table (or a query): point geometries or
-/// geographies in SRID 4326, read with postgres-nio. Identifiers are quoted
-/// and values bound; only `--places-sql`, the user's own query, is SQL the
-/// user wrote. Every wait has an end: the connection and its login within the
+/// geographies in SRID 4326, read through libpq, the PostgreSQL project's own
+/// client (TLS through the system's OpenSSL). The rows come as `COPY ... TO
+/// STDOUT`, the stream `psql`'s `\copy` reads. Identifiers are quoted and
+/// values bound; only `--places-sql`, the user's own query, is SQL the user
+/// wrote. Every wait has an end: the connection and its login within the
 /// connect timeout, then the queries.
 public enum PostGISPlaces {
     /// What was read and how: the relation, its geometry and the columns used.
@@ -38,45 +35,32 @@ public enum PostGISPlaces {
         return quote(String(table[..<dot])) + "." + quote(String(table[table.index(after: dot)...]))
     }
 
-    struct Timeout: Error {}
-
-    /// The first column of the first row as text; nil for no row or NULL.
-    static func firstText(_ result: PostgresQueryResult) -> String? {
-        for row in result { return try? row.decode(String?.self) }
-        return nil
-    }
-
     /// Reads the places of `source` (its table, or `sql` when given).
     public static func load(_ source: PostGISSource, sql: String? = nil) throws(PostGISError) -> (PlaceSet, Reading) {
-        let connection = try connect(source)
-        defer { _ = try? connection.close().wait() }
-        let logger = Self.logger
-        func run(_ query: PostgresQuery) throws(PostGISError) -> PostgresQueryResult {
-            do {
-                return try connection.query(query, logger: logger).wait()
-            } catch {
-                throw PostGISError(source: source.redacted, reason: describe(error), kind: kind(of: error))
-            }
+        let connection = try Connection(source)
+        func run(_ sql: String, _ parameters: [String] = []) throws(PostGISError) -> [[String?]] {
+            try connection.rows(sql, parameters)
         }
         func bad(_ reason: String, _ kind: PostGISError.Kind = .badData) -> PostGISError {
             PostGISError(source: source.redacted, reason: reason, kind: kind)
         }
 
-        guard try run("SELECT extversion FROM pg_extension WHERE extname = 'postgis'").contains(where: { _ in true }) else {
+        guard try !run("SELECT extversion FROM pg_extension WHERE extname = 'postgis'").isEmpty else {
             throw bad("PostGIS is not installed in database \(source.database) (CREATE EXTENSION postgis)")
         }
 
         // The relation: the table named in the URI, or the user's query as a temporary view.
         let relation: String, label: String
         if let sql {
-            _ = try run(PostgresQuery(unsafeSQL: "CREATE TEMPORARY VIEW stroll_places AS \(sql)"))
+            _ = try run("CREATE TEMPORARY VIEW stroll_places AS \(sql)")
             relation = quote("stroll_places")
             label = "the query"
         } else {
             guard let table = source.table else { throw bad("name the table: ?table=TABLE in the URI, or give --places-sql", .usage) }
             relation = qualified(table)
             label = "table \(table)"
-            guard firstText(try run("SELECT to_regclass(\(relation))::text")) != nil else {
+            let found = try run("SELECT to_regclass($1)::text", [relation]).first?.first ?? nil
+            guard found != nil else {
                 throw bad("no table \(table) in database \(source.database)", .unreadable)
             }
         }
@@ -88,15 +72,13 @@ public enum PostGISPlaces {
                 SELECT a.attname::text, t.typname::text,
                        CASE WHEN t.typname IN ('geometry', 'geography') THEN postgis_typmod_srid(a.atttypmod) ELSE 0 END
                 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-                WHERE a.attrelid = to_regclass(\(relation)) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-                """) {
-                let (name, type, srid) = try row.decode((String, String, Int32).self)
+                WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                """, [relation]) {
+                guard row.count == 3, let name = row[0], let type = row[1], let srid = row[2].flatMap({ Int32($0) }) else {
+                    throw bad("cannot read the columns of \(label): an unexpected row \(row)")
+                }
                 columns.append((name, type, srid))
             }
-        } catch let error as PostGISError {
-            throw error
-        } catch {
-            throw bad("cannot read the columns of \(label): \(describe(error))")
         }
         let names = columns.map(\.name)
         let spatial = columns.filter { $0.type == "geometry" || $0.type == "geography" }
@@ -116,7 +98,8 @@ public enum PostGISPlaces {
             geometry = first.name
         }
         if let srid = columns.first(where: { $0.name == geometry })?.srid, srid != 0, srid != 4326 {
-            let described = (try? run("SELECT auth_name || ':' || auth_srid || ', ' || split_part(srtext, '\"', 2) FROM spatial_ref_sys WHERE srid = \(srid)")).flatMap(firstText)
+            let described = (try? run("SELECT auth_name || ':' || auth_srid || ', ' || split_part(srtext, '\"', 2) FROM spatial_ref_sys WHERE srid = $1",
+                                     [String(srid)]))?.first?.first ?? nil
             throw bad("column \"\(geometry)\" of \(label) is in SRID \(srid)\(described.map { " (\($0))" } ?? ""); "
                       + "places are read in SRID 4326 (WGS 84) only: ST_Transform(\(geometry), 4326) in --places-sql")
         }
@@ -140,20 +123,21 @@ public enum PostGISPlaces {
             FROM \(relation)\(chosen.id.map { " ORDER BY \(quote($0))" } ?? "")
             """
         let fallbackGroup = sql == nil ? (source.table.map { String($0.split(separator: ".").last ?? Substring($0)) } ?? "places") : "places"
-        let state = NIOLockedValueBox(Accumulator(file: source.redacted, prefix: fallbackGroup))
-        do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: select), logger: logger) { row in
-                let values = try row.decode((String?, String?, String?, String?, String?, Int32?, Double?, Double?).self)
-                state.withLockedValue { $0.add(values) }
-            }.wait()
-        } catch {
-            throw bad("cannot read \(label): \(describe(error))", kind(of: error))
+        var accumulator = Accumulator(file: source.redacted, prefix: fallbackGroup)
+        var fields: [String?] = []
+        try connection.copy(select) { (row: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
+            CopyText.fields(of: row, into: &fields)
+            guard fields.count == 8 else {
+                throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 8")
+            }
+            accumulator.add((fields[0], fields[1], fields[2], fields[3], fields[4], fields[5].flatMap { Int32($0) },
+                             fields[6].flatMap { Double($0) }, fields[7].flatMap { Double($0) }))
         }
-        return (state.withLockedValue { $0.set }, reading)
+        return (accumulator.set, reading)
     }
 
     /// The rows as places, with what was skipped and why.
-    struct Accumulator: Sendable {
+    struct Accumulator {
         var file: String
         var prefix: String
         var set = PlaceSet()
@@ -185,98 +169,4 @@ public enum PostGISPlaces {
         }
     }
 
-    static let logger = Logger(label: "stroll.postgis", factory: { _ in SwiftLogNoOpLogHandler() })
-
-    /// A connection, logged in, within the source's connect timeout.
-    static func connect(_ source: PostGISSource) throws(PostGISError) -> PostgresConnection {
-        let tls: PostgresConnection.Configuration.TLS
-        do {
-            switch source.sslMode {
-            case "disable":
-                tls = .disable
-            case "allow", "prefer", "require":
-                var configuration = TLSConfiguration.makeClientConfiguration()
-                configuration.certificateVerification = .none
-                let context = try NIOSSLContext(configuration: configuration)
-                tls = source.sslMode == "require" ? .require(context) : .prefer(context)
-            default:
-                tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
-        } catch {
-            throw PostGISError(source: source.redacted, reason: "TLS: \(error)", kind: .usage)
-        }
-        var configuration: PostgresConnection.Configuration
-        if let dir = source.socketDirectory {
-            configuration = .init(unixSocketPath: "\(dir)/.s.PGSQL.\(source.port)", username: source.user, password: source.password, database: source.database)
-        } else {
-            configuration = .init(host: source.host, port: source.port, username: source.user, password: source.password, database: source.database, tls: tls)
-        }
-        let timeout = TimeAmount.milliseconds(Int64(source.connectTimeout * 1000))
-        configuration.options.connectTimeout = timeout
-        let loop = MultiThreadedEventLoopGroup.singleton.any()
-        let promise = loop.makePromise(of: PostgresConnection.self)
-        let connecting = PostgresConnection.connect(on: loop, configuration: configuration, id: 1, logger: logger)
-        connecting.cascade(to: promise)
-        // Connected but silent (a server that never answers the login): the
-        // same deadline, and the connection closed if it comes later.
-        let deadline = loop.scheduleTask(in: timeout) { promise.fail(Timeout()) }
-        connecting.whenComplete { _ in deadline.cancel() }
-        promise.futureResult.whenFailure { _ in connecting.whenSuccess { connection in let _: EventLoopFuture<Void> = connection.close() } }
-        do {
-            return try promise.futureResult.wait()
-        } catch where isTimeout(error) {
-            throw PostGISError(source: source.redacted, reason: "no answer from \(location(source)) within \(source.connectTimeout) s (connect_timeout)", kind: .unreadable)
-        } catch {
-            throw PostGISError(source: source.redacted, reason: "cannot connect to \(location(source)): \(describe(error))", kind: .unreadable)
-        }
-    }
-
-    /// Our deadline, or postgres-nio's own (the TCP connection's, and the
-    /// login's on it), whichever came first.
-    static func isTimeout(_ error: any Error) -> Bool {
-        if error is Timeout { return true }
-        if case .connectTimeout? = error as? ChannelError { return true }
-        if let e = error as? PSQLError, let underlying = e.underlying { return isTimeout(underlying) }
-        return false
-    }
-
-    static func location(_ source: PostGISSource) -> String {
-        source.socketDirectory.map { "the socket \($0)/.s.PGSQL.\(source.port)" } ?? "\(source.host):\(source.port)"
-    }
-
-    /// The server's message (and SQLSTATE) or the connection's error; never the password.
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? PSQLError {
-            if let info = e.serverInfo, let message = info[.message] {
-                return message + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "") + (info[.hint].map { "; \($0)" } ?? "")
-            }
-            switch e.code {
-            case .authMechanismRequiresPassword: return "the server asks for a password: give it in PGPASSWORD or ~/.pgpass"
-            case .sslUnsupported: return "the server does not speak TLS (sslmode=disable to connect without it)"
-            case .serverClosedConnection: return "the server closed the connection"
-            case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not speak"
-            default: break
-            }
-            if let underlying = e.underlying { return describe(underlying) }
-            return "\(e.code)"
-        }
-        if let e = error as? NIOConnectionError {
-            let reasons = e.connectionErrors.map { "\($0.error)" } + (e.dnsAAAAError.map { ["\($0)"] } ?? []) + (e.dnsAError.map { ["\($0)"] } ?? [])
-            return reasons.isEmpty ? "cannot connect" : reasons.joined(separator: "; ")
-        }
-        if let e = error as? IOError { return e.description }
-        if error is ChannelError { return "\(error)" }
-        return String(describing: error)
-    }
-
-    /// Server errors about what is not there are missing input (66); the
-    /// rest of a query's failures are bad data (65).
-    static func kind(of error: any Error) -> PostGISError.Kind {
-        if let e = error as? PSQLError, let state = e.serverInfo?[.sqlState] {
-            // 42P01 undefined table, 3D000 no such database, 28xxx login, 08xxx connection.
-            if state == "42P01" || state == "3D000" || state.hasPrefix("28") || state.hasPrefix("08") { return .unreadable }
-            return .badData
-        }
-        return .unreadable
-    }
 }
