@@ -67,12 +67,7 @@ let package = Package(
         .library(name: "StrollSimulation", targets: ["StrollSimulation"]),
         .library(name: "StrollTesting", targets: ["StrollTesting"]),
     ],
-    traits: [
-        .trait(name: "Serve", description: "stroll serve: gpsd's protocol, NMEA over TCP and the live web view (builds SwiftNIO)"),
-        .default(enabledTraits: ["Serve"]),
-    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
@@ -116,18 +111,8 @@ let package = Package(
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
-        // The live server: the only target that builds SwiftNIO, and only with the Serve trait.
-        .target(
-            name: "Serve",
-            dependencies: [
-                "Replay", "Traces", "Geodesy", "LocationSimulation",
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Serve"])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Serve"])),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Serve"])),
-            ],
-            swiftSettings: strict
-        ),
+        // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
+        .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
         .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
         .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
@@ -138,8 +123,7 @@ let package = Package(
                 "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "ChildProcess",
-                .target(name: "Serve", condition: .when(traits: ["Serve"])),
+                "ChildProcess", "Serve",
             ],
             swiftSettings: strict
         ),
@@ -160,16 +144,8 @@ let package = Package(
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        // Empty without the Serve trait, like the module it tests.
-        .testTarget(
-            name: "ServeTests",
-            dependencies: [
-                "TestSupport", "Serve", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy",
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Serve"])),
-            ],
-            swiftSettings: strict
-        ),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "Serve", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy"],
+                    swiftSettings: strict),
         .testTarget(
             name: "StrollCLITests",
             dependencies: [

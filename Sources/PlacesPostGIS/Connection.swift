@@ -30,8 +30,8 @@ extension PostGISPlaces {
             }
             self.handle = handle
             guard PQstatus(handle) == CONNECTION_OK else {
+                // Thrown once every property is set: deinit closes the handle.
                 let message = Self.message(PQerrorMessage(handle))
-                PQfinish(handle)
                 if message.contains("timeout expired") {
                     throw PostGISError(source: source.redacted, reason: "no answer from \(Self.location(source)) within \(source.connectTimeout) s (connect_timeout)",
                                        kind: .unreadable)

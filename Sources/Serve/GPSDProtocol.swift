@@ -1,5 +1,3 @@
-// Built with the Serve trait (the default); without it this module is empty.
-#if Serve
 import Foundation
 import LocationSimulation
 import Replay
@@ -181,4 +179,3 @@ public enum GPSD {
         JSON.object(fields).text + "\r\n"
     }
 }
-#endif

@@ -1,5 +1,3 @@
-// Built with the Serve trait (the default); without it this module is empty.
-#if Serve
 import Foundation
 import Replay
 import Traces
@@ -113,4 +111,3 @@ public struct LivePage: Sendable {
         """
     }
 }
-#endif

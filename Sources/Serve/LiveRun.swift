@@ -1,5 +1,3 @@
-// Built with the Serve trait (the default); without it this module is empty.
-#if Serve
 import Foundation
 import LocationSimulation
 import Replay
@@ -27,4 +25,3 @@ public enum LiveRun {
         return completed
     }
 }
-#endif

@@ -1,13 +1,7 @@
-// Built with the Serve trait (the default); without it this module is empty.
-#if Serve
 import Foundation
 import Geodesy
 import LocationSimulation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 import Replay
-import NIOConcurrencyHelpers
 import Traces
 
 /// A host and a port to listen on (port 0: any free port).
@@ -60,10 +54,13 @@ public enum ServeError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Serves a replay live: gpsd's JSON protocol, NMEA 0183 over TCP and a web
 /// page that follows the walker, each on its own address.
 ///
-/// ``publish(_:)`` hands every replay event to the clients that asked for it.
-/// Each client has a bounded queue of unsent bytes (``Configuration/clientBufferLimit``):
-/// a client that stops reading is dropped, with a log line, when it would pass
-/// it, so it never holds up the others nor grows memory.
+/// One thread polls every socket (POSIX `poll`, non-blocking sockets): it
+/// accepts clients, reads their commands and requests, and writes what is
+/// queued for them. ``publish(_:)`` queues every replay event for the clients
+/// that asked for it and wakes that thread. Each client has a bounded queue of
+/// unsent bytes (``Configuration/clientBufferLimit``): a client that stops
+/// reading is dropped, with a log line, when it would pass it, so it never
+/// holds up the others nor grows memory.
 public final class LiveServer: Sendable {
     public struct Configuration: Sendable {
         public var gpsd: Endpoint?
@@ -77,6 +74,8 @@ public final class LiveServer: Sendable {
         public var clientBufferLimit = 256 * 1024
         /// The longest command line a gpsd client may send.
         public var maximumCommandBytes = 4096
+        /// The longest HTTP request head the web view reads.
+        public var maximumRequestBytes = 16 * 1024
 
         public init(gpsd: Endpoint? = nil, nmea: Endpoint? = nil, http: Endpoint? = nil) {
             self.gpsd = gpsd
@@ -85,23 +84,46 @@ public final class LiveServer: Sendable {
         }
     }
 
-    enum Kind: Sendable { case gpsd, nmea, events }
+    /// What a connection is: a gpsd client, an NMEA listener, an HTTP request
+    /// not yet answered, or the page's event stream.
+    enum Kind: Sendable { case gpsd, nmea, http, events }
 
     struct Client: Sendable {
-        let channel: any Channel
-        let kind: Kind
-        var watch = GPSD.Watch()
-        var pending = 0
+        let fd: Int32
+        /// Which connection this is, counted from 1: a socket number is reused.
+        let id: Int
+        var kind: Kind
         let peer: String
+        var watch = GPSD.Watch()
+        /// Bytes read and not yet a whole command or request head.
+        var input: [UInt8] = []
+        /// Bytes queued; the first `sent` of them are written.
+        var output: [UInt8] = []
+        var sent = 0
+        /// Close once everything queued is written (an answered request, a refused command).
+        var closeWhenSent = false
+        /// A request is being answered: what else it sends is not read.
+        var answering = false
 
+        var pending: Int { output.count - sent }
         /// Whether the client takes `TPV` reports, NMEA sentences, page events.
         var wantsJSON: Bool { kind == .gpsd && watch.enable && watch.json }
         var wantsNMEA: Bool { kind == .nmea || (kind == .gpsd && watch.enable && watch.nmea) }
-        var isWatching: Bool { kind != .gpsd || watch.enable }
+        var isWatching: Bool { kind == .nmea || kind == .events || (kind == .gpsd && watch.enable) }
+
+        mutating func queue(_ text: String) {
+            output.append(contentsOf: text.utf8)
+        }
     }
 
     struct State: Sendable {
-        var clients: [ObjectIdentifier: Client] = [:]
+        var clients: [Int32: Client] = [:]
+        var opened = 0
+        /// Clients dropped by a publisher: the loop closes their sockets.
+        var closing: [Int32] = []
+        var running = true
+        var loopEnded = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         var lastLocation: Location?
         /// The page's latest message of each kind (location, region, state, one per ranking group): what a new page is sent first.
         var pageState: [String: String] = [:]
@@ -110,6 +132,19 @@ public final class LiveServer: Sendable {
         var dropped = 0
         var paused = false
         var speed: Double
+
+        /// The waiters whose count of watching clients is reached, taken out.
+        mutating func takeReadyWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !readyWaiters.isEmpty else { return [] }
+            let watching = clients.values.filter(\.isWatching).count
+            var woken: [CheckedContinuation<Void, Never>] = []
+            readyWaiters.removeAll { count, continuation in
+                guard watching >= count else { return false }
+                woken.append(continuation)
+                return true
+            }
+            return woken
+        }
     }
 
     public let configuration: Configuration
@@ -121,24 +156,27 @@ public final class LiveServer: Sendable {
     let page: LivePage
     let activated: Double
     let log: @Sendable (String) -> Void
-    private let group: MultiThreadedEventLoopGroup
-    private let listeners: [any Channel]
-    /// A pthread mutex (NIO's box) rather than Synchronization's `Mutex`: on Linux
-    /// ThreadSanitizer sees the ordering the former gives and reports the latter's
-    /// futex-based sections as races.
-    let state: NIOLockedValueBox<State>
+    let listeners: [(fd: Int32, kind: Kind)]
+    /// The pipe that wakes the loop: publishers write a byte to its second end.
+    let wake: (read: Int32, write: Int32)
+    let state: Locked<State>
 
-    private init(configuration: Configuration, addresses: (Endpoint?, Endpoint?, Endpoint?), listeners: [any Channel],
-                 group: MultiThreadedEventLoopGroup, control: ReplayControl, page: LivePage, speed: Double, log: @escaping @Sendable (String) -> Void) {
+    private init(configuration: Configuration, addresses: [Endpoint?], listeners: [(fd: Int32, kind: Kind)], wake: (read: Int32, write: Int32),
+                 control: ReplayControl, page: LivePage, speed: Double, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
-        (gpsdAddress, nmeaAddress, httpAddress) = addresses
+        (gpsdAddress, nmeaAddress, httpAddress) = (addresses[0], addresses[1], addresses[2])
         self.listeners = listeners
-        self.group = group
+        self.wake = wake
         self.control = control
         self.page = page
         self.log = log
-        state = NIOLockedValueBox(State(speed: speed))
+        state = Locked(State(speed: speed))
         activated = Date().timeIntervalSince1970
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
     }
 
     /// Listens on every address the configuration names. `page` is the live
@@ -146,151 +184,89 @@ public final class LiveServer: Sendable {
     /// that publishes here.
     public static func start(_ configuration: Configuration, page: LivePage, control: ReplayControl, speed: Double,
                              log: @escaping @Sendable (String) -> Void = { _ in }) async throws(ServeError) -> LiveServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let box = ServerBox()
-        var listeners: [any Channel] = []
-        func fail(_ error: ServeError) async -> ServeError {
-            for channel in listeners { try? await channel.close() }
-            try? await group.shutdownGracefully()
+        var listeners: [(fd: Int32, kind: Kind)] = []
+        func fail(_ error: ServeError) -> ServeError {
+            for listener in listeners { close(listener.fd) }
             return error
         }
         var addresses: [Endpoint?] = []
-        for (service, endpoint, kind) in [("gpsd", configuration.gpsd, Kind.gpsd), ("nmea", configuration.nmea, .nmea), ("http", configuration.http, .events)] {
+        for (service, endpoint, kind) in [("gpsd", configuration.gpsd, Kind.gpsd), ("nmea", configuration.nmea, .nmea), ("http", configuration.http, .http)] {
             guard var endpoint else {
                 addresses.append(nil)
                 continue
             }
-            var channel: (any Channel)?
+            var bound: (fd: Int32, port: Int)?
             do {
-                channel = try await bind(endpoint, kind: kind, group: group, box: box)
-            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                bound = try Socket.listener(endpoint)
+            } catch where error.code == EADDRINUSE && error.call == "bind" {
                 if kind == .gpsd && configuration.gpsdFallback {
                     log("gpsd: \(endpoint) is in use; listening on a free port instead")
                     endpoint.port = 0
-                    channel = try? await bind(endpoint, kind: kind, group: group, box: box)
+                    bound = try? Socket.listener(endpoint)
                 }
-                if channel == nil { throw await fail(.addressInUse(service: service, endpoint)) }
+                if bound == nil { throw fail(.addressInUse(service: service, endpoint)) }
             } catch {
-                throw await fail(.cannotListen(service: service, endpoint, reason: "\(error)"))
+                throw fail(.cannotListen(service: service, endpoint, reason: error.description))
             }
-            guard let channel else { throw await fail(.cannotListen(service: service, endpoint, reason: "no channel")) }
-            listeners.append(channel)
-            endpoint.port = channel.localAddress?.port ?? endpoint.port
+            guard let bound else { throw fail(.cannotListen(service: service, endpoint, reason: "no socket")) }
+            listeners.append((bound.fd, kind))
+            endpoint.port = bound.port
             addresses.append(endpoint)
         }
-        let server = LiveServer(configuration: configuration, addresses: (addresses[0], addresses[1], addresses[2]), listeners: listeners,
-                                group: group, control: control, page: page, speed: speed, log: log)
-        box.server.withLockedValue { $0 = server }
+        guard let wake = Socket.wakePipe() else { throw fail(.cannotListen(service: "serve", Endpoint(host: "", port: 0), reason: "no pipe")) }
+        let server = LiveServer(configuration: configuration, addresses: addresses, listeners: listeners, wake: wake,
+                                control: control, page: page, speed: speed, log: log)
         server.setPaused(false)
+        let thread = Thread { server.runLoop() }
+        thread.name = "stroll serve"
+        thread.start()
         return server
     }
 
-    private static func bind(_ endpoint: Endpoint, kind: Kind, group: MultiThreadedEventLoopGroup, box: ServerBox) async throws -> any Channel {
-        try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    // The server exists before any client can connect: listening starts after `start` returns the channel,
-                    // but a connection accepted in between finds it set by then or is closed.
-                    guard let server = box.server.withLockedValue({ $0 }) else { throw ChannelError.ioOnClosedChannel }
-                    switch kind {
-                    case .gpsd: try channel.pipeline.syncOperations.addHandler(GPSDHandler(server: server))
-                    case .nmea: try channel.pipeline.syncOperations.addHandler(NMEAHandler(server: server))
-                    case .events:
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(HTTPHandler(server: server))
-                    }
-                }
+    /// Stops listening and closes every client; returns once the loop has ended.
+    public func shutdown() async {
+        let waiters = state.withLock { state in
+            state.running = false
+            let waiters = state.readyWaiters.map(\.1)
+            state.readyWaiters.removeAll()
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        wakeLoop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state -> Bool in
+                if state.loopEnded { return true }
+                state.shutdownWaiters.append(continuation)
+                return false
             }
-            .bind(host: endpoint.host, port: endpoint.port)
-            .get()
+            if ended { continuation.resume() }
+        }
     }
 
-    /// Stops listening and closes every client.
-    public func shutdown() async {
-        for channel in listeners { try? await channel.close() }
-        let clients = state.withLockedValue { state in
-            let all = state.clients.values.map(\.channel)
-            state.clients.removeAll()
-            let waiters = state.readyWaiters
-            state.readyWaiters.removeAll()
-            for (_, waiter) in waiters { waiter.resume() }
-            return all
-        }
-        for channel in clients { try? await channel.close() }
-        try? await group.shutdownGracefully()
+    func wakeLoop() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
     }
 
     // MARK: Clients
 
     /// Clients that receive something: gpsd watchers, NMEA and page listeners.
-    public var watchingClients: Int { state.withLockedValue { $0.clients.values.filter(\.isWatching).count } }
+    public var watchingClients: Int { state.withLock { $0.clients.values.filter(\.isWatching).count } }
 
     /// How many clients were dropped for not reading.
-    public var droppedClients: Int { state.withLockedValue { $0.dropped } }
+    public var droppedClients: Int { state.withLock { $0.dropped } }
 
     /// Returns once `count` clients are watching (or the server shuts down).
     public func waitForClients(_ count: Int) async {
         guard count > 0 else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLockedValue { state -> Bool in
-                if state.clients.values.filter(\.isWatching).count >= count { return true }
+            let ready = state.withLock { state -> Bool in
+                if !state.running || state.clients.values.filter(\.isWatching).count >= count { return true }
                 state.readyWaiters.append((count, continuation))
                 return false
             }
             if ready { continuation.resume() }
         }
-    }
-
-    func register(_ channel: any Channel, kind: Kind) {
-        let peer = channel.remoteAddress.map { "\($0)" } ?? "a client"
-        state.withLockedValue { $0.clients[ObjectIdentifier(channel)] = Client(channel: channel, kind: kind, peer: peer) }
-        wakeReadyWaiters()
-    }
-
-    func unregister(_ channel: any Channel) {
-        _ = state.withLockedValue { $0.clients.removeValue(forKey: ObjectIdentifier(channel)) }
-    }
-
-    /// Applies `?WATCH` flags; returns the client's watch after them.
-    func updateWatch(_ channel: any Channel, _ flags: [String: Bool]) -> GPSD.Watch {
-        let watch = state.withLockedValue { state -> GPSD.Watch in
-            guard var client = state.clients[ObjectIdentifier(channel)] else { return GPSD.Watch() }
-            if let v = flags["enable"] { client.watch.enable = v }
-            if let v = flags["json"] { client.watch.json = v }
-            if let v = flags["nmea"] { client.watch.nmea = v }
-            // Enabling with neither format named means JSON, as gpsd does.
-            if flags["enable"] == true && flags["json"] == nil && flags["nmea"] == nil && !client.watch.nmea { client.watch.json = true }
-            state.clients[ObjectIdentifier(channel)] = client
-            return client.watch
-        }
-        wakeReadyWaiters()
-        return watch
-    }
-
-    func watch(of channel: any Channel) -> GPSD.Watch {
-        state.withLockedValue { $0.clients[ObjectIdentifier(channel)]?.watch ?? GPSD.Watch() }
-    }
-
-    var lastLocation: Location? { state.withLockedValue { $0.lastLocation } }
-
-    /// The page's current state, in order: what a newly connected page is sent.
-    var pageSnapshot: [String] { state.withLockedValue { s in s.pageOrder.compactMap { s.pageState[$0] } } }
-
-    private func wakeReadyWaiters() {
-        let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            let watching = state.clients.values.filter(\.isWatching).count
-            var woken: [CheckedContinuation<Void, Never>] = []
-            state.readyWaiters.removeAll { count, continuation in
-                guard watching >= count else { return false }
-                woken.append(continuation)
-                return true
-            }
-            return woken
-        }
-        for continuation in ready { continuation.resume() }
     }
 
     // MARK: Publishing
@@ -301,7 +277,7 @@ public final class LiveServer: Sendable {
     public func publish(_ event: ReplayEvent) {
         switch event {
         case .location(let l, let t):
-            state.withLockedValue { $0.lastLocation = l }
+            state.withLock { $0.lastLocation = l }
             let tpv = GPSD.tpv(l, device: configuration.device)
             let nmea = GPSD.nmea(l)
             send(tpv) { $0.wantsJSON }
@@ -331,7 +307,7 @@ public final class LiveServer: Sendable {
 
     /// The replay's speed and pause state as the page shows them.
     func setPaused(_ paused: Bool? = nil, speed: Double? = nil) {
-        let message = state.withLockedValue { state -> JSON in
+        let message = state.withLock { state -> JSON in
             if let paused { state.paused = paused }
             if let speed { state.speed = speed }
             return .object([("type", .string("state")), ("paused", .bool(state.paused)), ("speed", .number(state.speed))])
@@ -343,43 +319,33 @@ public final class LiveServer: Sendable {
 
     private func pageEvent(_ key: String, _ message: JSON) {
         let text = "data: \(message.text)\n\n"
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.pageState.updateValue(text, forKey: key) == nil { state.pageOrder.append(key) }
         }
         send(text) { $0.kind == .events }
     }
 
-    /// Writes `text` to every client `wants` selects, within each one's buffer limit.
+    /// Queues `text` for every client `wants` selects, within each one's buffer limit.
     private func send(_ text: String, to wants: (Client) -> Bool) {
-        let bytes = text.utf8.count
-        var targets: [(any Channel, Kind)] = []
-        var slow: [(any Channel, String)] = []
-        state.withLockedValue { state in
-            for (id, client) in state.clients where wants(client) {
-                if client.pending + bytes > configuration.clientBufferLimit {
-                    slow.append((client.channel, client.peer))
-                    state.clients.removeValue(forKey: id)
+        let bytes = Array(text.utf8)
+        let limit = configuration.clientBufferLimit
+        let slow = state.withLock { state -> [String] in
+            var slow: [String] = []
+            for fd in Array(state.clients.keys) {
+                guard let client = state.clients[fd], wants(client) else { continue }
+                if client.pending + bytes.count > limit {
+                    state.clients[fd] = nil
+                    state.closing.append(fd)
                     state.dropped += 1
+                    slow.append(client.peer)
                 } else {
-                    state.clients[id]?.pending += bytes
-                    targets.append((client.channel, client.kind))
+                    state.clients[fd]?.output.append(contentsOf: bytes)
                 }
             }
+            return slow
         }
-        for (channel, peer) in slow {
-            log("dropped \(peer): it stopped reading (\(configuration.clientBufferLimit / 1024) KiB unsent)")
-            channel.close(promise: nil)
-        }
-        for (channel, kind) in targets {
-            let buffer = channel.allocator.buffer(string: text)
-            let written: EventLoopFuture<Void> = kind == .events
-                ? channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)))
-                : channel.writeAndFlush(buffer)
-            let id = ObjectIdentifier(channel)
-            written.whenComplete { [self] _ in
-                state.withLockedValue { $0.clients[id]?.pending -= bytes }
-            }
-        }
+        for peer in slow { log("dropped \(peer): it stopped reading (\(limit / 1024) KiB unsent)") }
+        wakeLoop()
     }
 
     /// Pauses, resumes or changes the speed of the replay (from the page).
@@ -401,9 +367,3 @@ public final class LiveServer: Sendable {
         return true
     }
 }
-
-/// Holds the server for connections accepted while it is being created.
-final class ServerBox: Sendable {
-    let server = NIOLockedValueBox<LiveServer?>(nil)
-}
-#endif

@@ -1,5 +1,3 @@
-// `stroll serve` exists when the package is built with its Serve trait (the default).
-#if Serve
 import ArgumentParser
 import Foundation
 import LocationSimulation
@@ -148,4 +146,3 @@ extension ServeError {
         return false
     }
 }
-#endif

@@ -35,12 +35,7 @@ struct Stroll: AsyncParsableCommand {
 }
 
 extension Stroll {
-    /// `serve` is there when the package is built with its Serve trait (the default).
     static var commands: [any ParsableCommand.Type] {
-        var all: [any ParsableCommand.Type] = [ReplayCommand.self, TraceCommand.self, PlacesCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self]
-        #if Serve
-        all.append(ServeCommand.self)
-        #endif
-        return all
+        [ReplayCommand.self, TraceCommand.self, PlacesCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self, ServeCommand.self]
     }
 }

@@ -1,10 +1,9 @@
-// Built with the Serve trait (the default); without it these tests are left out.
-#if Serve
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Geodesy
 import LocationSimulation
-import NIOCore
-import NIOPosix
 import Proximity
 import Replay
 import Serve
@@ -12,35 +11,54 @@ import Testing
 import TestSupport
 import Traces
 
-/// A gpsd client over loopback, reading lines as they come.
-struct LineClient {
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+/// A gpsd client over loopback (a blocking POSIX socket), reading lines as they come.
+struct LineClient: Sendable {
+    let fd: Int32
 
-    static func connect(_ endpoint: Endpoint) async throws -> LineClient {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: endpoint.host, port: endpoint.port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
-        return LineClient(channel: channel)
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func connect(_ endpoint: Endpoint) throws -> LineClient {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(endpoint.port).bigEndian
+        address.sin_addr.s_addr = inet_addr(endpoint.host)
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, status == 0 else { throw Failure(description: "cannot connect to \(endpoint): \(String(cString: strerror(errno)))") }
+        return LineClient(fd: fd)
+    }
+
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = send(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL))
     }
 }
 
-/// Reads lines until `enough` says so or the connection ends.
-func readLines(_ client: LineClient, send: [String] = [], until enough: @escaping ([String]) -> Bool) async throws -> [String] {
-    try await client.channel.executeThenClose { inbound, outbound in
-        for text in send { try await outbound.write(ByteBuffer(string: text)) }
-        var lines: [String] = []
-        var pending = ""
-        for try await var buffer in inbound {
-            pending += buffer.readString(length: buffer.readableBytes) ?? ""
-            // "\r\n" is one Character in Swift: look for either.
-            while let newline = pending.firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) {
-                lines.append(String(pending[..<newline]).trimmingCharacters(in: .whitespacesAndNewlines))
-                pending = String(pending[pending.index(after: newline)...])
+/// Sends `send`, then reads lines (on a thread of its own: the reads block)
+/// until `enough` says so or the connection ends; closes the connection.
+func readLines(_ client: LineClient, send: [String] = [], until enough: @escaping @Sendable ([String]) -> Bool) async throws -> [String] {
+    for text in send { client.write(text) }
+    return await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+        Thread {
+            var lines: [String] = []
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while !enough(lines) {
+                let count = recv(client.fd, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                pending.append(contentsOf: buffer[..<count])
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    lines.append(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                    pending.removeSubrange(...newline)
+                }
             }
-            if enough(lines) { break }
-        }
-        return lines
+            close(client.fd)
+            continuation.resume(returning: lines)
+        }.start()
     }
 }
 
@@ -112,7 +130,7 @@ struct LiveServerTests {
         var replay = try campusReplay()
         let events = replay.run()
         let locations = events.compactMap { e -> Location? in if case .location(let l, _) = e { return l } else { return nil } }
-        let client = try await LineClient.connect(address)
+        let client = try LineClient.connect(address)
         async let lines = readLines(client, send: ["?WATCH={\"enable\":true,\"json\":true};\n"]) { lines in
                 lines.filter { $0.contains("\"class\":\"TPV\"") }.count >= locations.count
         }
@@ -151,20 +169,18 @@ struct LiveServerTests {
         configuration.clientBufferLimit = 64 * 1024
         let server = try await startServer(configuration)
         let address = try #require(server.gpsdAddress)
-        let client = try await LineClient.connect(address)
-        try await client.channel.executeThenClose { _, outbound in
-            try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true};\n"))
-            await server.waitForClients(1)
-            let c = try Coordinate(latitude: 53.4, longitude: -2.97)
-            // About 60 MB of reports: far past the kernel's socket buffers and the 64 KiB allowed.
-            for k in 0..<300_000 where server.droppedClients == 0 {
-                server.publish(.location(Location(coordinate: c, horizontalAccuracy: 5, timestamp: 1_714_564_800 + Double(k)), t: Double(k)))
-                if k % 1000 == 0 { await Task.yield() }
-            }
+        let client = try LineClient.connect(address)
+        defer { close(client.fd) }
+        client.write("?WATCH={\"enable\":true,\"json\":true};\n")
+        await server.waitForClients(1)
+        let c = try Coordinate(latitude: 53.4, longitude: -2.97)
+        // About 60 MB of reports: far past the kernel's socket buffers and the 64 KiB allowed.
+        for k in 0..<300_000 where server.droppedClients == 0 {
+            server.publish(.location(Location(coordinate: c, horizontalAccuracy: 5, timestamp: 1_714_564_800 + Double(k)), t: Double(k)))
+            if k % 1000 == 0 { await Task.yield() }
         }
         #expect(server.droppedClients == 1)
         #expect(server.watchingClients == 0)
         await server.shutdown()
     }
 }
-#endif
