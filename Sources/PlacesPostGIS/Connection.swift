@@ -132,26 +132,20 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
 /// PostgreSQL's COPY text format: fields split by tabs, `\N` for NULL,
 /// backslash escapes (`\t`, `\n`, `\\`, octal and `\x` hex bytes).
 enum CopyText {
-    static func fields(of row: UnsafeBufferPointer<UInt8>, into fields: inout [String?]) {
+    /// The byte range of each field of `row`; nil for NULL.
+    static func fields(of row: UnsafeBufferPointer<UInt8>, into fields: inout [Range<Int>?]) {
         fields.removeAll(keepingCapacity: true)
         var start = 0
-        var escaped = false
-        for i in 0...row.count {
-            if i < row.count {
-                if row[i] == 0x5C { escaped = true }
-                if row[i] != 0x09 { continue }
-            }
-            let field = UnsafeBufferPointer(rebasing: row[start..<i])
-            if field.count == 2, field[0] == 0x5C, field[1] == 0x4E {
-                fields.append(nil)
-            } else if escaped {
-                fields.append(unescape(field))
-            } else {
-                fields.append(String(decoding: field, as: UTF8.self))
-            }
+        for i in 0...row.count where i == row.count || row[i] == 0x09 {
+            fields.append(i - start == 2 && row[start] == 0x5C && row[start + 1] == 0x4E ? nil : start..<i)
             start = i + 1
-            escaped = false
         }
+    }
+
+    /// A field's text, its escapes undone.
+    static func text(_ row: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let field = UnsafeBufferPointer(rebasing: row[range])
+        return field.contains(0x5C) ? unescape(field) : String(decoding: field, as: UTF8.self)
     }
 
     static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String {
@@ -203,5 +197,79 @@ enum CopyText {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// A geometry as PostGIS writes it in text, hex EWKB: its type, SRID and,
+/// for a point, its coordinates exactly as stored (nil for an empty point).
+struct EWKB: Equatable {
+    var type: String
+    var srid: Int32
+    var x: Double?
+    var y: Double?
+
+    /// The OGC types by their WKB number, as PostGIS's `GeometryType` names them.
+    static let names = ["GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                        "GEOMETRYCOLLECTION", "CIRCULARSTRING", "COMPOUNDCURVE", "CURVEPOLYGON", "MULTICURVE",
+                        "MULTISURFACE", "POLYHEDRALSURFACE", "TRIANGLE", "TIN"]
+
+    init(type: String, srid: Int32, x: Double?, y: Double?) {
+        (self.type, self.srid, self.x, self.y) = (type, srid, x, y)
+    }
+
+    /// nil when `hex` is not EWKB (odd length, not hex, too short, an unknown byte order).
+    init?(hex: UnsafeBufferPointer<UInt8>) {
+        // Byte order, type, SRID, x, y: at most 25 bytes are read, into a buffer on the stack.
+        guard hex.count % 2 == 0, hex.count >= 10 else { return nil }
+        let count = min(hex.count / 2, 25)
+        guard let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 25, { bytes -> EWKB? in
+            for k in 0..<count {
+                guard let high = Self.nibble(hex[2 * k]), let low = Self.nibble(hex[2 * k + 1]) else { return nil }
+                bytes[k] = high << 4 | low
+            }
+            return EWKB(bytes: UnsafeBufferPointer(rebasing: bytes[..<count]))
+        }) else { return nil }
+        self = parsed
+    }
+
+    static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x41...0x46: return c - 0x41 + 10
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
+        }
+    }
+
+    /// From the first bytes of the binary EWKB.
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count >= 5, bytes[0] <= 1 else { return nil }
+        let little = bytes[0] == 1
+        func word(_ at: Int) -> UInt32? {
+            guard at + 4 <= bytes.count else { return nil }
+            let v = bytes[at..<at + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return little ? v : v.byteSwapped
+        }
+        func double(_ at: Int) -> Double? {
+            guard at + 8 <= bytes.count else { return nil }
+            let v = bytes[at..<at + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return Double(bitPattern: little ? v : v.byteSwapped)
+        }
+        guard let code = word(1) else { return nil }
+        let hasSRID = code & 0x2000_0000 != 0
+        let number = Int(code & 0x0FFF_FFFF) % 1000
+        type = number < Self.names.count ? Self.names[number] : "geometry of WKB type \(number)"
+        var offset = 5
+        if hasSRID {
+            guard let srid = word(5) else { return nil }
+            self.srid = Int32(bitPattern: srid)
+            offset = 9
+        } else {
+            srid = 0
+        }
+        if number == 1 {
+            guard let x = double(offset), let y = double(offset + 8) else { return nil }
+            (self.x, self.y) = x.isNaN && y.isNaN ? (nil, nil) : (x, y)
+        }
     }
 }

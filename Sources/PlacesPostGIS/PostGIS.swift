@@ -113,25 +113,29 @@ public enum PostGISPlaces {
         let reading = Reading(relation: label, geometry: geometry, columns: chosen)
 
         // The rows, in the id's order (else as the relation returns them).
-        let g = "\(quote(geometry))::geometry"
+        // The geometry as PostGIS writes it in text: hex EWKB, read here (type, SRID, x and y exactly, as doubles).
         func text(_ c: String?) -> String { c.map { "\(quote($0))::text" } ?? "NULL::text" }
         let select = """
-            SELECT \(text(chosen.id)), \(text(chosen.name)), \(text(chosen.group)), \(text(chosen.subtitle)),
-                   GeometryType(\(g)), ST_SRID(\(g)),
-                   ST_X(CASE WHEN GeometryType(\(g)) = 'POINT' AND NOT ST_IsEmpty(\(g)) THEN \(g) END),
-                   ST_Y(CASE WHEN GeometryType(\(g)) = 'POINT' AND NOT ST_IsEmpty(\(g)) THEN \(g) END)
+            SELECT \(text(chosen.id)), \(text(chosen.name)), \(text(chosen.group)), \(text(chosen.subtitle)), \(quote(geometry))::geometry
             FROM \(relation)\(chosen.id.map { " ORDER BY \(quote($0))" } ?? "")
             """
         let fallbackGroup = sql == nil ? (source.table.map { String($0.split(separator: ".").last ?? Substring($0)) } ?? "places") : "places"
         var accumulator = Accumulator(file: source.redacted, prefix: fallbackGroup)
-        var fields: [String?] = []
+        // The planner's count of a table's rows (none for a query): room for the ids made once, not grown row by row.
+        if chosen.id != nil, sql == nil, let estimate = try? run("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)", [relation]),
+           let rows = estimate.first?.first.flatMap({ $0.flatMap { Int($0) } }), rows > 0 {
+            accumulator.taken.reserveCapacity(min(rows, 50_000_000))
+            accumulator.set.places.reserveCapacity(min(rows, 50_000_000))
+        }
+        var fields: [Range<Int>?] = []
         try connection.copy(select) { (row: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
             CopyText.fields(of: row, into: &fields)
-            guard fields.count == 8 else {
-                throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 8")
+            guard fields.count == 5 else {
+                throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 5")
             }
-            accumulator.add((fields[0], fields[1], fields[2], fields[3], fields[4], fields[5].flatMap { Int32($0) },
-                             fields[6].flatMap { Double($0) }, fields[7].flatMap { Double($0) }))
+            func text(_ k: Int) -> String? { fields[k].map { CopyText.text(row, $0) } }
+            let geometry = fields[4].map { EWKB(hex: UnsafeBufferPointer(rebasing: row[$0])) }
+            accumulator.add(id: text(0), name: text(1), group: text(2), subtitle: text(3), geometry: geometry)
         }
         return (accumulator.set, reading)
     }
@@ -149,22 +153,23 @@ public enum PostGISPlaces {
             self.prefix = prefix
         }
 
-        mutating func add(_ v: (String?, String?, String?, String?, String?, Int32?, Double?, Double?)) {
+        /// One row: `geometry` nil for NULL, `.some(nil)` for a value that is not EWKB.
+        mutating func add(id rawID: String?, name: String?, group rawGroup: String?, subtitle: String?, geometry: EWKB??) {
             row += 1
-            let id = v.0.flatMap { $0.isEmpty ? nil : $0 } ?? "\(prefix)/\(row)"
-            let entry = "row \(row) (\(id))"
-            func reject(_ reason: String) { set.rejected.append(PlaceRejection(file: file, entry: entry, reason: reason)) }
-            guard let type = v.4 else { return reject("no geometry (NULL)") }
-            guard v.5 == 4326 else { return reject("SRID \(v.5.map(String.init) ?? "NULL"), not 4326") }
-            guard type == "POINT" else { return reject("a \(type), not a point") }
-            guard let x = v.6, let y = v.7 else { return reject("an empty point") }
+            let id = rawID.flatMap { $0.isEmpty ? nil : $0 } ?? "\(prefix)/\(row)"
+            func reject(_ reason: String) { set.rejected.append(PlaceRejection(file: file, entry: "row \(row) (\(id))", reason: reason)) }
+            guard let geometry else { return reject("no geometry (NULL)") }
+            guard let geometry else { return reject("a geometry that is not EWKB") }
+            guard geometry.srid == 4326 else { return reject("SRID \(geometry.srid), not 4326") }
+            guard geometry.type == "POINT" else { return reject("a \(geometry.type), not a point") }
+            guard let x = geometry.x, let y = geometry.y else { return reject("an empty point") }
             guard let coordinate = try? Coordinate(latitude: y, longitude: x) else {
                 return reject("longitude \(x), latitude \(y) is not a position on the Earth")
             }
             guard taken.insert(id).inserted else { return reject("id \"\(id)\" is taken by an earlier row") }
-            let group = v.2.flatMap { $0.isEmpty ? nil : $0 } ?? prefix
+            let group = rawGroup.flatMap { $0.isEmpty ? nil : $0 } ?? prefix
             if !set.groups.contains(group) { set.groups.append(group) }
-            set.places.append(Place(id: id, name: v.1.flatMap { $0.isEmpty ? nil : $0 } ?? id, subtitle: v.3.flatMap { $0.isEmpty ? nil : $0 },
+            set.places.append(Place(id: id, name: name.flatMap { $0.isEmpty ? nil : $0 } ?? id, subtitle: subtitle.flatMap { $0.isEmpty ? nil : $0 },
                                     coordinate: coordinate, group: group))
         }
     }

@@ -59,6 +59,36 @@ struct PostGISSourceTests {
         #expect(PostGISPlaces.qualified("x\"; DROP TABLE cafes; --") == "\"x\"\"; DROP TABLE cafes; --\"")
     }
 
+    func ewkb(_ hex: String) -> EWKB? {
+        Array(hex.utf8).withUnsafeBufferPointer { EWKB(hex: $0) }
+    }
+
+    @Test("EWKB as PostGIS writes geometries in text: type, SRID, exact coordinates, either byte order; empty points and other types told apart")
+    func ewkbHeaders() {
+        // What PostGIS 3 printed for 'SRID=4326;POINT(-2.9795 53.40715)'::geometry::text, and ST_AsEWKB(g, 'XDR') in hex.
+        let little = ewkb("0101000020E6100000BC74931804D607C08048BF7D1DB44A40")
+        #expect(little == EWKB(type: "POINT", srid: 4326, x: -2.9795, y: 53.40715))
+        #expect(ewkb("0020000001000010e6c007d604189374bc404ab41d7dbf4880") == little)
+        // POINT EMPTY (NaN, NaN), a point without SRID, a polygon, a point with Z.
+        #expect(ewkb("0101000020E6100000000000000000F87F000000000000F87F") == EWKB(type: "POINT", srid: 4326, x: nil, y: nil))
+        #expect(ewkb("0101000000000000000000F03F0000000000000040") == EWKB(type: "POINT", srid: 0, x: 1, y: 2))
+        #expect(ewkb("0103000020E610000001000000040000000000000000000000")?.type == "POLYGON")
+        #expect(ewkb("01010000A0E6100000000000000000F03F00000000000000400000000000000840") == EWKB(type: "POINT", srid: 4326, x: 1, y: 2))
+        // Not EWKB: odd length, not hex, cut short, a byte order that is neither.
+        for bad in ["0101000020E61", "zz01", "0101000020E6100000A470", "0201000000"] { #expect(ewkb(bad) == nil, "\(bad)") }
+    }
+
+    @Test("COPY's text format: tabs split fields, \\N is NULL, escapes undone, bytes as UTF-8")
+    func copyText() {
+        let row = Array("p1\tCaf\\303\\251 \\\\ Bar\t\\N\ta\\tb\\nc\t".utf8)
+        row.withUnsafeBufferPointer { row in
+            var fields: [Range<Int>?] = []
+            CopyText.fields(of: row, into: &fields)
+            #expect(fields.count == 5)
+            #expect(fields.map { $0.map { CopyText.text(row, $0) } } == ["p1", "Café \\ Bar", nil, "a\tb\nc", ""])
+        }
+    }
+
     /// A TCP socket bound to a free loopback port, and the port.
     static func loopbackSocket() -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
