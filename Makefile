@@ -12,7 +12,7 @@ BENCH_DIR := Benchmarks
 # The virtual environment of the Python peers and checkers (see test-clusters).
 PYENV := .build/python-peers
 
-.PHONY: all deps test-tools build run test test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -45,6 +45,13 @@ test: deps test-tools
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples/CoffeeShop13
 	$(SWIFT) test --package-path Examples/TimeTable2012
+
+# A new app package depending on Stroll by version (a clone of the committed
+# HEAD tagged 0.1.0) as docs/Compatibility.md says to write one: it builds
+# without STROLL_TARGET_CPU, its tests pass, and no SwiftNIO, PostgreSQL
+# client, swift-crypto or BoringSSL module is compiled (Tests/consumer/run.sh).
+test-consumer: deps
+	SWIFT=$(SWIFT) bash Tests/consumer/run.sh
 
 test-large: deps $(PYENV)/ready-osmium
 	@command -v osmium >/dev/null 2>&1 || \

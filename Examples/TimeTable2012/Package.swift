@@ -9,6 +9,12 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 let package = Package(
     name: "TimeTable2012",
     platforms: [.macOS(.v15), .iOS(.v17)],
+    // An app depends on Stroll by version (the URL's last path component,
+    // `stroll`, is the package identity that `package: "Stroll"` names):
+    //     .package(url: "https://github.com/OWNER/stroll", from: "0.1.0"),
+    // OWNER stands for wherever Stroll is published. The path below is for
+    // building inside this repository (`make test`); Tests/consumer/run.sh
+    // builds an app that uses the line above.
     dependencies: [.package(name: "Stroll", path: "../..")],
     targets: [
         .target(
