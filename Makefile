@@ -12,7 +12,7 @@ BENCH_DIR := Benchmarks
 # The virtual environment of the Python peers and checkers (see test-clusters).
 PYENV := .build/python-peers
 
-.PHONY: all deps test-tools build run test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
+.PHONY: all deps test-tools build run install test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz bench bench-peers contract clean
 
 all: build
 
@@ -31,8 +31,18 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product stroll
 
-run: build
-	@$$($(SWIFT) build -c release --show-bin-path)/stroll
+# The bundled walk, from a debug build: the quickest to compile on a fresh
+# machine (the walk replays in a second either way), and the build `make test`
+# goes on from. `make build` makes the optimised binary.
+run: deps
+	$(SWIFT) build --product stroll
+	@$$($(SWIFT) build --show-bin-path)/stroll
+
+# The optimised stroll in $(PREFIX)/bin (default /usr/local).
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $$($(SWIFT) build -c release --show-bin-path)/stroll $(DESTDIR)$(PREFIX)/bin/stroll
 
 # GPSBabel, the independent reader the format tests compare against.
 test-tools:
