@@ -52,6 +52,7 @@ test-tools:
 # The suite, then the two example apps (packages of their own that use Stroll
 # by path, written against CoreLocation and MapKit only).
 test: deps test-tools
+	python3 Tests/architecture/check_graph.py
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples/CoffeeShop13
 	$(SWIFT) test --package-path Examples/TimeTable2012

@@ -55,6 +55,7 @@ let package = Package(
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "Places", targets: ["Places"]),
         .library(name: "Proximity", targets: ["Proximity"]),
         .library(name: "PlacesOSM", targets: ["PlacesOSM"]),
         .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
@@ -100,14 +101,16 @@ let package = Package(
         .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy", "CZlib"], swiftSettings: strict),
         .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
-        .target(name: "Proximity", dependencies: ["Geodesy", "Spatial", "SpatialIndex", "Traces"], swiftSettings: vectorized),
+        // The place model, its errors and columns, and the readers and writers of plain place files.
+        .target(name: "Places", dependencies: ["Geodesy", "Traces"], swiftSettings: strict),
+        .target(name: "Proximity", dependencies: ["Geodesy", "SpatialIndex", "Places"], swiftSettings: vectorized),
         .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
         // Places from OpenStreetMap: PBF (its wire format read directly), XML, Overpass JSON.
-        .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Proximity", "CZlib"], swiftSettings: strict),
+        .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Places", "CZlib"], swiftSettings: strict),
         // Places from GeoPackage files and runs written as them: SQLite's C API directly, WKB through GEOS.
-        .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Proximity"], swiftSettings: strict),
+        .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Places"], swiftSettings: strict),
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
-        .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Proximity"], swiftSettings: strict),
+        .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -135,6 +138,7 @@ let package = Package(
         .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
+        .testTarget(name: "PlacesTests", dependencies: ["TestSupport", "Places"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),

@@ -1,6 +1,6 @@
 import Foundation
 import Geodesy
-import Proximity
+import Places
 import Spatial
 
 /// A GeoPackage that cannot be read or written: the file (with its layer),

@@ -1,6 +1,6 @@
 import Foundation
 import Geodesy
-import Proximity
+import Places
 
 /// Writes a GeoPackage (OGC 12-128r18, version 1.3, which every GDAL since 2.2 reads) that GIS tools open:
 /// the required tables, WGS 84 (EPSG:4326) as the one SRS, point feature

@@ -1,6 +1,6 @@
 import Foundation
 import Geodesy
-import Proximity
+import Places
 import Spatial
 
 /// A tag filter: `amenity=cafe,restaurant` (those values of the key) or

@@ -1,7 +1,7 @@
 import CLibPQ
 import Foundation
 import Geodesy
-import Proximity
+import Places
 
 /// Places from a PostGIS table (or a query): point geometries or
 /// geographies in SRID 4326, read through libpq, the PostgreSQL project's own

@@ -1,5 +1,5 @@
 import Foundation
-import Proximity
+import Places
 
 /// A PostGIS source that cannot be read: the source with its password
 /// hidden, and why. `unreadable` (exit 66) when the server, the database or

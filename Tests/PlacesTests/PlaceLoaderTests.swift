@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Proximity
+import Places
 
 func temporary(_ text: String, name: String) throws -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-places-\(UUID().uuidString)")

@@ -1,0 +1,97 @@
+import Foundation
+import Geodesy
+
+/// A place to rank: a coffee house, a lecture theatre.
+public struct Place: Hashable, Sendable, Identifiable {
+    public var id: String
+    public var name: String
+    /// The comment shown under the name (CoffeeShop13's `comments`).
+    public var subtitle: String?
+    public var coordinate: Coordinate
+    public var group: String
+
+    public init(id: String, name: String, subtitle: String? = nil, coordinate: Coordinate, group: String) {
+        self.id = id
+        self.name = name
+        self.subtitle = subtitle
+        self.coordinate = coordinate
+        self.group = group
+    }
+}
+
+/// A place entry that could not be loaded, and why.
+public struct PlaceRejection: Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// Where in the file: `group liverpool entry 3`, `line 7`.
+    public var entry: String
+    public var reason: String
+
+    public var description: String { "\(file): \(entry): \(reason)" }
+
+    public init(file: String, entry: String, reason: String) {
+        self.file = file
+        self.entry = entry
+        self.reason = reason
+    }
+}
+
+/// A file that cannot be read as places at all.
+public struct PlaceFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var reason: String
+    /// The file is missing or unreadable (rather than malformed).
+    public var unreadable: Bool
+
+    public var description: String { "\(file): \(reason)" }
+
+    public init(file: String, reason: String, unreadable: Bool) {
+        self.file = file
+        self.reason = reason
+        self.unreadable = unreadable
+    }
+}
+
+/// Places loaded from files, with the groups in the order they appeared.
+public struct PlaceSet: Equatable, Sendable {
+    public var places: [Place] = []
+    public var groups: [String] = []
+    public var rejected: [PlaceRejection] = []
+
+    public init(places: [Place] = [], groups: [String] = [], rejected: [PlaceRejection] = []) {
+        self.places = places
+        self.groups = groups
+        self.rejected = rejected
+    }
+
+    /// Adds another file's places; a place whose id is already taken is rejected.
+    public mutating func merge(_ other: PlaceSet) {
+        var taken = Set(places.map(\.id))
+        for p in other.places {
+            if taken.insert(p.id).inserted {
+                places.append(p)
+            } else {
+                rejected.append(PlaceRejection(file: "", entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+            }
+        }
+        for g in other.groups where !groups.contains(g) { groups.append(g) }
+        rejected += other.rejected
+    }
+
+    /// Rejects places whose id repeats an earlier one in the same file.
+    mutating func rejectDuplicateIDs(file: String) {
+        var taken = Set<String>()
+        var kept: [Place] = []
+        for p in places {
+            if taken.insert(p.id).inserted {
+                kept.append(p)
+            } else {
+                rejected.append(PlaceRejection(file: file, entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+            }
+        }
+        places = kept
+    }
+
+    public func places(inGroups names: [String]) -> [Place] {
+        names.isEmpty ? places : places.filter { names.contains($0.group) }
+    }
+}
