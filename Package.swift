@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "PlacesOSM", targets: ["PlacesOSM"]),
         .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
         .library(name: "PlacesPostGIS", targets: ["PlacesPostGIS"]),
+        .library(name: "PlaceSources", targets: ["PlaceSources"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -111,6 +112,8 @@ let package = Package(
         .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Places"], swiftSettings: strict),
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
+        // Any place source by path or URI: the one entry point over every place reader.
+        .target(name: "PlaceSources", dependencies: ["Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -123,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS",
+                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ChildProcess", "Serve",
@@ -139,6 +142,7 @@ let package = Package(
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesTests", dependencies: ["TestSupport", "Places"], swiftSettings: strict),
+        .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),

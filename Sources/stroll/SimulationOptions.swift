@@ -3,6 +3,7 @@ import Foundation
 import PlacesGeoPackage
 import PlacesOSM
 import PlacesPostGIS
+import PlaceSources
 import Geodesy
 import Logging
 import LocationSimulation
@@ -249,6 +250,12 @@ extension SimulationOptions {
             if let groupName, groupName.isEmpty { throw ValidationError("--group-name must not be empty") }
         }
 
+        /// The options as the library takes them.
+        var options: PlaceSources.Options {
+            PlaceSources.Options(osmFilters: osmFilters.compactMap(OSMFilter.init(parsing:)), groupName: groupName, nameColumn: nameColumn,
+                                 groupColumn: groupColumn, sql: sql)
+        }
+
         /// The options again as command-line arguments.
         var arguments: [String] {
             var a: [String] = []
@@ -269,50 +276,16 @@ extension SimulationOptions {
         }
     }
 
-    /// One place source of any kind (the CoffeeShop13 list, JSON, CSV, GeoJSON,
-    /// KML, an OpenStreetMap extract or Overpass answer, a GeoPackage layer);
-    /// errors are printed and become the contract's exit codes.
+    /// One place source of any kind, through ``PlaceSources``; its notes and
+    /// errors are printed, and its failures become the contract's exit codes.
     static func loadPlaceFile(_ file: String, choice: PlaceChoice) throws -> PlaceSet {
-        let filters = choice.osmFilters.compactMap(OSMFilter.init(parsing:))
-        if PostGISSource.isPostGIS(file) {
-            do {
-                let (set, reading) = try PostGISPlaces.load(try PostGISSource(file), sql: choice.sql)
-                if !reading.guessed.isEmpty { printError("note: \(PostGISSource.redact(file)): \(reading.description)") }
-                return set
-            } catch {
-                printError("error: \(error.description)")
-                throw exitCode(error.kind)
-            }
-        }
-        if GeoPackagePlaces.isGeoPackage(file) {
-            do {
-                let (set, reading) = try GeoPackagePlaces.load(file, nameColumn: choice.nameColumn, groupColumn: choice.groupColumn)
-                if !reading.guessed.isEmpty { printError("note: \(file): \(reading.description)") }
-                return set
-            } catch {
-                printError("error: \(error.description)")
-                throw exitCode(error.kind)
-            }
-        }
-        let overpass = !OSMPlaces.isExtract(file) && file.lowercased().hasSuffix(".json")
-            && FileManager.default.contents(atPath: file).map(OSMPlaces.isOverpass) == true
-        if filters.isEmpty, OSMPlaces.isExtract(file) || overpass {
-            printError("error: \(file): an OpenStreetMap source needs --osm-filter KEY=VALUE,... (for example amenity=cafe) to choose its places")
-            throw StrollExit.usage
-        }
         do {
-            if OSMPlaces.isExtract(file) {
-                return try OSMPlaces.load(file, filters: filters, groupName: choice.groupName)
-            } else if overpass, let data = FileManager.default.contents(atPath: file) {
-                return try OSMPlaces.loadOverpass(data, file: file, filters: filters, groupName: choice.groupName)
-            }
-            return try PlaceSet.load(file)
-        } catch let error as OSMError {
-            printError("error: \(error.description)")
-            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
-        } catch let error as PlaceFileError {
-            printError(error.description)
-            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            let (set, notes) = try PlaceSources.load(file, options: choice.options)
+            for note in notes { printError(note) }
+            return set
+        } catch {
+            printError(error.message)
+            throw exitCode(error.kind)
         }
     }
 
