@@ -152,7 +152,7 @@ test-gpkg: deps
 # a throwaway cluster on a loopback port, run as a non-root user
 # (Tests/postgis/pgcluster.py), from Debian's postgresql-15-postgis-3.
 test-postgis: deps
-	@ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || \
+	@ls /usr/share/postgresql/*/extension/postgis.control /usr/lib/postgresql/*/lib/postgis-3.so >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || \
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-postgis-3 postgresql-client-15)
 	$(SWIFT) build -c release --product stroll
 	python3 Tests/postgis/check_postgis.py $$($(SWIFT) build -c release --show-bin-path)/stroll
@@ -167,7 +167,7 @@ $(PYENV)/ready-osmium: $(PYENV)/ready-2
 # reading from PostGIS, GeoPackage and PBF beside psql, ogr2ogr and osmium):
 # the table in Benchmarks/README.md.
 bench-postgis: deps $(PYENV)/ready-osmium
-	@ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 && command -v osmium >/dev/null 2>&1 && command -v ogr2ogr >/dev/null 2>&1 || \
+	@ls /usr/share/postgresql/*/extension/postgis.control /usr/lib/postgresql/*/lib/postgis-3.so >/dev/null 2>&1 && command -v osmium >/dev/null 2>&1 && command -v ogr2ogr >/dev/null 2>&1 || \
 	  ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-postgis-3 postgresql-client-15 osmium-tool gdal-bin)
 	$(SWIFT) build -c release --product stroll
 	$(PYENV)/bin/python Benchmarks/peers/postgis_peers.py $$($(SWIFT) build -c release --show-bin-path)/stroll

@@ -73,10 +73,11 @@ extension PostGISPlaces {
             }
         }
 
-        /// `COPY (select) TO STDOUT` in text format, each row's bytes
-        /// (without the line end) handed to `row` as libpq receives them.
-        func copy(_ select: String, row: (UnsafeBufferPointer<UInt8>) throws(PostGISError) -> Void) throws(PostGISError) {
-            let started = PQexec(handle, "COPY (\(select)) TO STDOUT")
+        /// `COPY (select) TO STDOUT (FORMAT binary)`: each CopyData message's
+        /// bytes handed to `message` as libpq receives them (whole rows; the
+        /// first after the format's header, see ``CopyBinary``).
+        func copy(_ select: String, message: (UnsafeBufferPointer<UInt8>) throws(PostGISError) -> Void) throws(PostGISError) {
+            let started = PQexec(handle, "COPY (\(select)) TO STDOUT (FORMAT binary)")
             let status = PQresultStatus(started)
             guard status == PGRES_COPY_OUT else {
                 defer { PQclear(started) }
@@ -89,10 +90,9 @@ extension PostGISPlaces {
                 if length < 0 { break }
                 guard let bytes = buffer else { continue }
                 defer { PQfreemem(bytes) }
-                var count = Int(length)
-                if count > 0, bytes[count - 1] == 0x0A { count -= 1 }
+                let count = Int(length)
                 try bytes.withMemoryRebound(to: UInt8.self, capacity: count) { p throws(PostGISError) in
-                    try row(UnsafeBufferPointer(start: p, count: count))
+                    try message(UnsafeBufferPointer(start: p, count: count))
                 }
             }
             // The COPY's own end: its status, or the error that cut it short.
@@ -129,79 +129,62 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
     return body(copies.map { UnsafePointer($0) } + [nil])
 }
 
-/// PostgreSQL's COPY text format: fields split by tabs, `\N` for NULL,
-/// backslash escapes (`\t`, `\n`, `\\`, octal and `\x` hex bytes).
-enum CopyText {
-    /// The byte range of each field of `row`; nil for NULL.
-    static func fields(of row: UnsafeBufferPointer<UInt8>, into fields: inout [Range<Int>?]) {
-        fields.removeAll(keepingCapacity: true)
-        var start = 0
-        for i in 0...row.count where i == row.count || row[i] == 0x09 {
-            fields.append(i - start == 2 && row[start] == 0x5C && row[start + 1] == 0x4E ? nil : start..<i)
-            start = i + 1
-        }
-    }
+/// PostgreSQL's binary COPY format, read one CopyData message at a time:
+/// the header (`PGCOPY\n\u{FF}\r\n\0`, flags, an extension) before the first
+/// row; each row a big-endian 16-bit count of fields, each field a 32-bit
+/// length (-1 for NULL) and its bytes; -1 as the count at the end. Text comes
+/// as its UTF-8 bytes, a geometry as PostGIS's binary EWKB.
+struct CopyBinary {
+    static let signature: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]
+    private var headerRead = false
+    /// The end-of-data marker was read.
+    private(set) var ended = false
 
-    /// A field's text, its escapes undone.
-    static func text(_ row: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        let field = UnsafeBufferPointer(rebasing: row[range])
-        return field.contains(0x5C) ? unescape(field) : String(decoding: field, as: UTF8.self)
-    }
-
-    static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(field.count)
-        var i = 0
-        func digit(_ b: UInt8, radix: UInt8) -> UInt8? {
-            switch b {
-            case 0x30...0x37: return b - 0x30
-            case 0x38...0x39 where radix == 16: return b - 0x30
-            case 0x61...0x66 where radix == 16: return b - 0x61 + 10
-            case 0x41...0x46 where radix == 16: return b - 0x41 + 10
-            default: return nil
-            }
+    /// Hands each row of `message` to `row`, with the byte range of each
+    /// field (nil for NULL) in `fields`; false when the bytes are not the format.
+    mutating func read<E: Error>(_ message: UnsafeBufferPointer<UInt8>, fields: inout [Range<Int>?],
+                                 row: (UnsafeBufferPointer<UInt8>, [Range<Int>?]) throws(E) -> Void) throws(E) -> Bool {
+        func int(_ at: Int, _ width: Int) -> Int? {
+            guard at >= 0, at + width <= message.count else { return nil }
+            var v: UInt32 = 0
+            for k in 0..<width { v = v << 8 | UInt32(message[at + k]) }
+            return width == 2 ? Int(Int16(truncatingIfNeeded: v)) : Int(Int32(bitPattern: v))
         }
-        while i < field.count {
-            let b = field[i]
-            i += 1
-            guard b == 0x5C, i < field.count else {
-                bytes.append(b)
+        var at = 0
+        if !headerRead {
+            guard message.count >= 19, message.prefix(11).elementsEqual(Self.signature), let extensionLength = int(15, 4), extensionLength >= 0,
+                  19 + extensionLength <= message.count else { return false }
+            at = 19 + extensionLength
+            headerRead = true
+        }
+        while at < message.count {
+            guard !ended, let count = int(at, 2) else { return false }
+            at += 2
+            if count == -1 {
+                ended = true
                 continue
             }
-            let c = field[i]
-            i += 1
-            switch c {
-            case UInt8(ascii: "b"): bytes.append(0x08)
-            case UInt8(ascii: "f"): bytes.append(0x0C)
-            case UInt8(ascii: "n"): bytes.append(0x0A)
-            case UInt8(ascii: "r"): bytes.append(0x0D)
-            case UInt8(ascii: "t"): bytes.append(0x09)
-            case UInt8(ascii: "v"): bytes.append(0x0B)
-            case UInt8(ascii: "x"):
-                var value: UInt8 = 0, n = 0
-                while n < 2, i < field.count, let d = digit(field[i], radix: 16) {
-                    value = value &* 16 &+ d
-                    i += 1
-                    n += 1
+            guard count >= 0 else { return false }
+            fields.removeAll(keepingCapacity: true)
+            for _ in 0..<count {
+                guard let length = int(at, 4) else { return false }
+                at += 4
+                if length == -1 {
+                    fields.append(nil)
+                } else {
+                    guard length >= 0, at + length <= message.count else { return false }
+                    fields.append(at..<at + length)
+                    at += length
                 }
-                if n == 0 { bytes.append(c) } else { bytes.append(value) }
-            case UInt8(ascii: "0")...UInt8(ascii: "7"):
-                var value = c - 0x30, n = 1
-                while n < 3, i < field.count, let d = digit(field[i], radix: 8) {
-                    value = value &* 8 &+ d
-                    i += 1
-                    n += 1
-                }
-                bytes.append(value)
-            default: bytes.append(c)
             }
+            try row(message, fields)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return true
     }
 }
 
-/// A geometry as PostGIS writes it in text, hex EWKB: its type, SRID and,
-/// for a point, its coordinates exactly as stored (nil for an empty point).
+/// A geometry as PostGIS sends it, EWKB: its type, SRID and, for a point,
+/// its coordinates exactly as stored (nil for an empty point).
 struct EWKB: Equatable {
     var type: String
     var srid: Int32
@@ -217,31 +200,8 @@ struct EWKB: Equatable {
         (self.type, self.srid, self.x, self.y) = (type, srid, x, y)
     }
 
-    /// nil when `hex` is not EWKB (odd length, not hex, too short, an unknown byte order).
-    init?(hex: UnsafeBufferPointer<UInt8>) {
-        // Byte order, type, SRID, x, y: at most 25 bytes are read, into a buffer on the stack.
-        guard hex.count % 2 == 0, hex.count >= 10 else { return nil }
-        let count = min(hex.count / 2, 25)
-        guard let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 25, { bytes -> EWKB? in
-            for k in 0..<count {
-                guard let high = Self.nibble(hex[2 * k]), let low = Self.nibble(hex[2 * k + 1]) else { return nil }
-                bytes[k] = high << 4 | low
-            }
-            return EWKB(bytes: UnsafeBufferPointer(rebasing: bytes[..<count]))
-        }) else { return nil }
-        self = parsed
-    }
-
-    static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x41...0x46: return c - 0x41 + 10
-        case 0x61...0x66: return c - 0x61 + 10
-        default: return nil
-        }
-    }
-
-    /// From the first bytes of the binary EWKB.
+    /// From the EWKB's first bytes; nil when they are not EWKB (too short, an
+    /// unknown byte order).
     init?(bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count >= 5, bytes[0] <= 1 else { return nil }
         let little = bytes[0] == 1

@@ -6,7 +6,7 @@ import Places
 /// Places from a PostGIS table (or a query): point geometries or
 /// geographies in SRID 4326, read through libpq, the PostgreSQL project's own
 /// client (TLS through the system's OpenSSL). The rows come as `COPY ... TO
-/// STDOUT`, the stream `psql`'s `\copy` reads. Identifiers are quoted and
+/// STDOUT` (the stream `psql`'s `\copy` reads) in the binary format. Identifiers are quoted and
 /// values bound; only `--places-sql`, the user's own query, is SQL the user
 /// wrote. Every wait has an end: the connection and its login within the
 /// connect timeout, then the queries.
@@ -113,7 +113,7 @@ public enum PostGISPlaces {
         let reading = Reading(relation: label, geometry: geometry, columns: chosen)
 
         // The rows, in the id's order (else as the relation returns them).
-        // The geometry as PostGIS writes it in text: hex EWKB, read here (type, SRID, x and y exactly, as doubles).
+        // The rows in COPY's binary format: text as UTF-8, the geometry as PostGIS's EWKB, read here (type, SRID, x and y exactly).
         func text(_ c: String?) -> String { c.map { "\(quote($0))::text" } ?? "NULL::text" }
         let select = """
             SELECT \(text(chosen.id)), \(text(chosen.name)), \(text(chosen.group)), \(text(chosen.subtitle)), \(quote(geometry))::geometry
@@ -128,14 +128,17 @@ public enum PostGISPlaces {
             accumulator.set.places.reserveCapacity(min(rows, 50_000_000))
         }
         var fields: [Range<Int>?] = []
-        try connection.copy(select) { (row: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
-            CopyText.fields(of: row, into: &fields)
-            guard fields.count == 5 else {
-                throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 5")
+        var format = CopyBinary()
+        try connection.copy(select) { (message: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
+            let read = try format.read(message, fields: &fields) { (row: UnsafeBufferPointer<UInt8>, fields: [Range<Int>?]) throws(PostGISError) in
+                guard fields.count == 5 else {
+                    throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 5")
+                }
+                func text(_ k: Int) -> String? { fields[k].map { String(decoding: UnsafeBufferPointer(rebasing: row[$0]), as: UTF8.self) } }
+                let geometry = fields[4].map { EWKB(bytes: UnsafeBufferPointer(rebasing: row[$0])) }
+                accumulator.add(id: text(0), name: text(1), group: text(2), subtitle: text(3), geometry: geometry)
             }
-            func text(_ k: Int) -> String? { fields[k].map { CopyText.text(row, $0) } }
-            let geometry = fields[4].map { EWKB(hex: UnsafeBufferPointer(rebasing: row[$0])) }
-            accumulator.add(id: text(0), name: text(1), group: text(2), subtitle: text(3), geometry: geometry)
+            guard read else { throw bad("cannot read \(label): the server's COPY data is not in PostgreSQL's binary format") }
         }
         return (accumulator.set, reading)
     }

@@ -59,11 +59,16 @@ struct PostGISSourceTests {
         #expect(PostGISPlaces.qualified("x\"; DROP TABLE cafes; --") == "\"x\"\"; DROP TABLE cafes; --\"")
     }
 
-    func ewkb(_ hex: String) -> EWKB? {
-        Array(hex.utf8).withUnsafeBufferPointer { EWKB(hex: $0) }
+    func bytes(_ hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
     }
 
-    @Test("EWKB as PostGIS writes geometries in text: type, SRID, exact coordinates, either byte order; empty points and other types told apart")
+    func ewkb(_ hex: String) -> EWKB? {
+        bytes(hex).withUnsafeBufferPointer { EWKB(bytes: $0) }
+    }
+
+    @Test("EWKB as PostGIS sends geometries: type, SRID, exact coordinates, either byte order; empty points and other types told apart")
     func ewkbHeaders() {
         // What PostGIS 3 printed for 'SRID=4326;POINT(-2.9795 53.40715)'::geometry::text, and ST_AsEWKB(g, 'XDR') in hex.
         let little = ewkb("0101000020E6100000BC74931804D607C08048BF7D1DB44A40")
@@ -74,18 +79,35 @@ struct PostGISSourceTests {
         #expect(ewkb("0101000000000000000000F03F0000000000000040") == EWKB(type: "POINT", srid: 0, x: 1, y: 2))
         #expect(ewkb("0103000020E610000001000000040000000000000000000000")?.type == "POLYGON")
         #expect(ewkb("01010000A0E6100000000000000000F03F00000000000000400000000000000840") == EWKB(type: "POINT", srid: 4326, x: 1, y: 2))
-        // Not EWKB: odd length, not hex, cut short, a byte order that is neither.
-        for bad in ["0101000020E61", "zz01", "0101000020E6100000A470", "0201000000"] { #expect(ewkb(bad) == nil, "\(bad)") }
+        // Not EWKB: too short for a type, a point cut short, a byte order that is neither.
+        for bad in ["0101", "0101000020E6100000A470", "0201000000"] { #expect(ewkb(bad) == nil, "\(bad)") }
     }
 
-    @Test("COPY's text format: tabs split fields, \\N is NULL, escapes undone, bytes as UTF-8")
-    func copyText() {
-        let row = Array("p1\tCaf\\303\\251 \\\\ Bar\t\\N\ta\\tb\\nc\t".utf8)
-        row.withUnsafeBufferPointer { row in
-            var fields: [Range<Int>?] = []
-            CopyText.fields(of: row, into: &fields)
-            #expect(fields.count == 5)
-            #expect(fields.map { $0.map { CopyText.text(row, $0) } } == ["p1", "Café \\ Bar", nil, "a\tb\nc", ""])
+    @Test("COPY's binary format: the header, fields by length, NULL as -1, rows across messages, the end marker; anything else refused")
+    func copyBinary() {
+        func int16(_ v: Int16) -> [UInt8] { withUnsafeBytes(of: v.bigEndian, Array.init) }
+        func int32(_ v: Int32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian, Array.init) }
+        func field(_ text: String?) -> [UInt8] { text.map { int32(Int32($0.utf8.count)) + Array($0.utf8) } ?? int32(-1) }
+        let header = CopyBinary.signature + int32(0) + int32(0)
+        let first = header + int16(3) + field("p1") + field("Café") + field(nil)
+        let second = int16(3) + field("p2") + field("") + field("x") + int16(-1)
+        var format = CopyBinary()
+        var fields: [Range<Int>?] = []
+        var rows: [[String?]] = []
+        for message in [first, second] {
+            let read = message.withUnsafeBufferPointer { buffer in
+                format.read(buffer, fields: &fields) { row, fields in
+                    rows.append(fields.map { $0.map { String(decoding: UnsafeBufferPointer(rebasing: row[$0]), as: UTF8.self) } })
+                }
+            }
+            #expect(read)
+        }
+        #expect(rows == [["p1", "Café", nil], ["p2", "", "x"]])
+        #expect(format.ended)
+        // Not the format: text COPY, a field running past the message, a negative count.
+        for bad in [Array("p1\tCafé\n".utf8), header + int16(1) + int32(40) + [1, 2], header + int16(-2)] {
+            var fresh = CopyBinary()
+            #expect(!bad.withUnsafeBufferPointer { fresh.read($0, fields: &fields) { _, _ in } })
         }
     }
 
