@@ -124,8 +124,8 @@ public enum PostGISPlaces {
         // The planner's count of a table's rows (none for a query): room for the ids made once, not grown row by row.
         if chosen.id != nil, sql == nil, let estimate = try? run("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)", [relation]),
            let rows = estimate.first?.first.flatMap({ $0.flatMap { Int($0) } }), rows > 0 {
-            accumulator.taken.reserveCapacity(min(rows, 50_000_000))
-            accumulator.set.places.reserveCapacity(min(rows, 50_000_000))
+            accumulator.taken.reserveCapacity(min(rows, 10_000_000))
+            accumulator.set.places.reserveCapacity(min(rows, 10_000_000))
         }
         var fields: [Range<Int>?] = []
         var format = CopyBinary()
