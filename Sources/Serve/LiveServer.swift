@@ -329,8 +329,9 @@ public final class LiveServer: Sendable {
     private func send(_ text: String, to wants: (Client) -> Bool) {
         let bytes = Array(text.utf8)
         let limit = configuration.clientBufferLimit
-        let slow = state.withLock { state -> [String] in
+        let (slow, queued) = state.withLock { state -> ([String], Bool) in
             var slow: [String] = []
+            var queued = false
             for fd in Array(state.clients.keys) {
                 guard let client = state.clients[fd], wants(client) else { continue }
                 if client.pending + bytes.count > limit {
@@ -341,11 +342,13 @@ public final class LiveServer: Sendable {
                 } else {
                     state.clients[fd]?.output.append(contentsOf: bytes)
                 }
+                queued = true
             }
-            return slow
+            return (slow, queued)
         }
         for peer in slow { log("dropped \(peer): it stopped reading (\(limit / 1024) KiB unsent)") }
-        wakeLoop()
+        // The loop has something to write or close only if some client wanted this.
+        if queued { wakeLoop() }
     }
 
     /// Pauses, resumes or changes the speed of the replay (from the page).

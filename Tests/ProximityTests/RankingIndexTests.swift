@@ -392,7 +392,15 @@ extension RankingIndexTests {
             let walker = try Coordinate(latitude: 53.40 + jump * Double(rng.next() % 100) / 100, longitude: -2.97 + jump * Double(rng.next() % 100) / 100)
             // Woken before most updates (a debug build's checks below can outlast its spin); not before
             // the one after the pause, which then runs on the calling thread alone.
-            if step != 9 { diff.wakeWorker() }
+            if step != 9 {
+                diff.wakeWorker()
+                // On a loaded machine the thread may not have run since its last job: give it up to
+                // 50 ms to be there, so that what is checked is the handing over, not the scheduler.
+                for _ in 0..<200 where diff.awakeWorker(rows: n) == nil && step > 1 {
+                    usleep(250)
+                    diff.wakeWorker()
+                }
+            }
             if diff.awakeWorker(rows: n) != nil { handed += 1 }
             helped.rankAll(from: walker, beside: diff)
             alone.rankAll(from: walker)
