@@ -3,7 +3,7 @@
 run, on one machine.
 
 The 1 000 000 places of `stroll bench --places 1000000` (`--dump-places`) go
-into a throwaway PostGIS cluster (Tests/postgis/pgcluster.py) as
+into a throwaway PostGIS cluster (Tests/IntegrationTests/postgis/pgcluster.py) as
 geography(Point, 4326) with a GiST index; the walker positions are the
 delivered fixes of the bundled walk, as `stroll bench` walks them.
 

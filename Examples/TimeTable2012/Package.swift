@@ -13,7 +13,7 @@ let package = Package(
     // `stroll`, is the package identity that `package: "Stroll"` names):
     //     .package(url: "https://github.com/OWNER/stroll", from: "0.1.0"),
     // OWNER stands for wherever Stroll is published. The path below is for
-    // building inside this repository (`make test`); Tests/consumer/run.sh
+    // building inside this repository (`make test`); Tests/IntegrationTests/consumer/run.sh
     // builds an app that uses the line above.
     dependencies: [.package(name: "Stroll", path: "../..")],
     targets: [

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STROLL = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
 

@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TRACE = os.path.join(ROOT, "traces", "campus-loop.gpx")
 OPTIONS = ["--accuracy", "10", "--distance-filter", "25"]
 failures = []

@@ -4,7 +4,7 @@ and chromium-driver, through selenium), checks that it loads without console
 errors and that moving the time slider changes the shown ranking, and saves a
 screenshot.
 
-    python3 Tests/browser/check_html.py STROLL OUT_DIR
+    python3 Tests/IntegrationTests/browser/check_html.py STROLL OUT_DIR
 """
 import os
 import subprocess

@@ -16,7 +16,7 @@ and adds a row of the same figures over its `location` events (`t` and
 `horizontalAccuracy`). A replay that fails is a row saying so, not an abort.
 
 usage (from the repository root):
-    python3 Tests/receiver/real_accuracy.py [--traces DIR] [--stroll PATH_TO_STROLL]
+    python3 Tests/IntegrationTests/receiver/real_accuracy.py [--traces DIR] [--stroll PATH_TO_STROLL]
 """
 import argparse
 import csv
@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TRACES = [
     ("togeojson/apple_watch_route.gpx", "gpx"),
     ("togeojson/Friday-Evening-Run.gpx", "gpx"),

@@ -5,7 +5,7 @@ that the walker marker moves and the first row of a ranking changes as events
 arrive, that Pause holds the walker and Resume lets it go on, and saves a
 screenshot.
 
-    python3 Tests/browser/check_live.py STROLL OUT_DIR
+    python3 Tests/IntegrationTests/browser/check_live.py STROLL OUT_DIR
 """
 import os
 import re

@@ -2,12 +2,12 @@
 # Proves that a new app package depending on Stroll BY VERSION builds and its
 # tests pass, written as docs/Compatibility.md tells app developers to write it.
 #
-#   bash Tests/consumer/run.sh        (or: make test-consumer)
+#   bash Tests/IntegrationTests/consumer/run.sh        (or: make test-consumer)
 #
 # What it does, all inside a throwaway directory removed on exit:
 #   1. clones this repository's committed HEAD into <tmp>/stroll and tags it
 #      0.1.0 there (the only tag in the clone, so `from: "0.1.0"` picks it);
-#   2. copies the consumer template (Tests/consumer/Package of that HEAD: the
+#   2. copies the consumer template (Tests/IntegrationTests/consumer/Package of that HEAD: the
 #      CafeFinder app logic in the Swift 5 language mode, and its tests) to
 #      <tmp>/CafeFinder and points its `.package(url:from:)` at
 #      file://<tmp>/stroll;
@@ -63,7 +63,7 @@ echo "Stroll ${head:0:12} cloned to $clone and tagged 0.1.0"
 
 # 2. The app package beside it, its dependency line pointing at the clone.
 consumer="$work/CafeFinder"
-cp -R "$clone/Tests/consumer/Package" "$consumer"
+cp -R "$clone/Tests/IntegrationTests/consumer/Package" "$consumer"
 rm -rf "$consumer/.build" "$consumer/.swiftpm" "$consumer/Package.resolved"
 template_url='https://github.com/OWNER/stroll'
 grep -qF ".package(url: \"$template_url\", from: \"0.1.0\")" "$consumer/Package.swift" ||

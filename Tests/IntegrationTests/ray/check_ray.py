@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STROLL, PYTHON = sys.argv[1], sys.argv[2]
 RAY = os.path.join(os.path.dirname(PYTHON), "ray")
 # Quick node-death detection, so a killed raylet is noticed in seconds.

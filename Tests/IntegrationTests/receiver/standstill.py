@@ -27,7 +27,7 @@ The receiver, as the page states it:
 It also prints (does not write) a check of the unit Gauss-Markov process on its
 grid: variance ~ 1 and lag-tau autocorrelation ~ e^-1, and of h's median.
 
-usage (from the repository root): python3 Tests/receiver/standstill.py
+usage (from the repository root): python3 Tests/IntegrationTests/receiver/standstill.py
 """
 import json
 import math
@@ -35,10 +35,10 @@ import os
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OUT = os.path.join(ROOT, "Tests", "LocationSimulationTests", "Reference", "standstill.json")
-MADE_BY = ("Tests/receiver/standstill.py (numpy, written from docs/Receiver.md): "
-           "python3 Tests/receiver/standstill.py")
+MADE_BY = ("Tests/IntegrationTests/receiver/standstill.py (numpy, written from docs/Receiver.md): "
+           "python3 Tests/IntegrationTests/receiver/standstill.py")
 
 SEED = 20240501
 RUNS = 20000          # per case

@@ -18,7 +18,7 @@ import tempfile
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def run(args):

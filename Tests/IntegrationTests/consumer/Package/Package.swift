@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // A new app's logic package depending on Stroll by version, as
-// docs/Compatibility.md tells app developers to write it. Tests/consumer/run.sh
+// docs/Compatibility.md tells app developers to write it. Tests/IntegrationTests/consumer/run.sh
 // builds and tests it against a clone of this repository tagged 0.1.0,
 // replacing the URL below with the clone's file:// URL. The package identity
 // is the URL's last path component, `stroll`; `package: "Stroll"` names it

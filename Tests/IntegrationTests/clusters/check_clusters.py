@@ -31,7 +31,7 @@ import numpy
 import pysupercluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 RADIUS, TILE, MAP_WIDTH, MAX_ZOOM = 40.0, 256.0, 390.0, 16
 
 
