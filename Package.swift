@@ -51,7 +51,7 @@ let package = Package(
     products: [
         .executable(name: "stroll", targets: ["stroll"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
-        .library(name: "Spatial", targets: ["Spatial"]),
+        .library(name: "GEOS", targets: ["GEOS"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Traces", targets: ["Traces"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
@@ -64,6 +64,8 @@ let package = Package(
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "Batches", targets: ["Batches"]),
+        .library(name: "BenchmarkWorkload", targets: ["BenchmarkWorkload"]),
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
         .library(name: "MapKit", targets: ["MapKit"]),
         .library(name: "StrollSimulation", targets: ["StrollSimulation"]),
@@ -99,23 +101,26 @@ let package = Package(
         .target(name: "Geodesy", swiftSettings: strict),
         // The one grid of points the proximity engine and the map model share.
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], swiftSettings: strict),
-        .target(name: "Spatial", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
+        .target(name: "GEOS", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
         .target(name: "Traces", dependencies: ["Geodesy", "CZlib"], swiftSettings: strict),
-        .target(name: "LocationSimulation", dependencies: ["Geodesy", "Spatial", "Traces"], swiftSettings: strict),
+        .target(name: "LocationSimulation", dependencies: ["Geodesy", "GEOS", "Traces"], swiftSettings: strict),
         // The place model, its errors and columns, and the readers and writers of plain place files.
         .target(name: "Places", dependencies: ["Geodesy", "Traces"], swiftSettings: strict),
         .target(name: "Proximity", dependencies: ["Geodesy", "SpatialIndex", "Places"], swiftSettings: vectorized),
         .target(name: "Map", dependencies: ["Geodesy", "SpatialIndex"], swiftSettings: strict),
         // Places from OpenStreetMap: PBF (its wire format read directly), XML, Overpass JSON.
-        .target(name: "PlacesOSM", dependencies: ["Geodesy", "Spatial", "Traces", "Places", "CZlib"], swiftSettings: strict),
+        .target(name: "PlacesOSM", dependencies: ["Geodesy", "GEOS", "Traces", "Places", "CZlib"], swiftSettings: strict),
         // Places from GeoPackage files and runs written as them: SQLite's C API directly, WKB through GEOS.
-        .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "Spatial", "Places"], swiftSettings: strict),
+        .target(name: "PlacesGeoPackage", dependencies: ["CSQLite", "Geodesy", "GEOS", "Places"], swiftSettings: strict),
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
         .target(name: "PlaceSources", dependencies: ["Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
+        .target(name: "ReplayGeoPackage", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
+        .target(name: "BenchmarkWorkload", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map", "SpatialIndex", "Replay"], swiftSettings: strict),
+        .target(name: "Batches", dependencies: ["ChildProcess", "Traces", "Places", "Replay"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
@@ -126,10 +131,10 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "Spatial", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
+                "Geodesy", "GEOS", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "ChildProcess", "Serve",
+                "ChildProcess", "Serve", "Batches", "BenchmarkWorkload", "ReplayGeoPackage",
             ],
             swiftSettings: strict
         ),
@@ -138,12 +143,16 @@ let package = Package(
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "SpatialTests", dependencies: ["TestSupport", "Spatial", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "GEOSTests", dependencies: ["TestSupport", "GEOS", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesTests", dependencies: ["TestSupport", "Places"], swiftSettings: strict),
         .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
+        .testTarget(name: "ChildProcessTests", dependencies: ["TestSupport", "ChildProcess"], swiftSettings: strict),
+        .testTarget(name: "SpatialIndexTests", dependencies: ["TestSupport", "SpatialIndex", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "Proximity", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "BatchesTests", dependencies: ["TestSupport", "Batches", "Replay", "PlaceSources", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"],
@@ -157,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "StrollCLITests",
             dependencies: [
-                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy", "ChildProcess", "PlacesGeoPackage",
+                "TestSupport", "stroll", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy", "ChildProcess", "PlacesGeoPackage", "Batches",
             ],
             swiftSettings: strict
         ),

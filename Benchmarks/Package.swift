@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "Proximity", package: "Stroll"),
                 .product(name: "Map", package: "Stroll"),
                 .product(name: "LocationSimulation", package: "Stroll"),
+                .product(name: "BenchmarkWorkload", package: "Stroll"),
             ],
             path: "Benchmarks/StrollBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],

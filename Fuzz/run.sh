@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60),
 # seeded from the project's own files and ../shared/data. Findings are kept
-# as Fuzz/findings/TARGET/crash-*; a finding fails the run.
+# in FUZZ_FINDINGS/TARGET (default Fuzz/findings). The run fails on any
+# finding: a target's non-zero exit (a crash, a leak LeakSanitizer reports, a
+# timeout, running out of memory), any artifact it leaves (crash-, leak-,
+# timeout-, oom-, slow-unit-), a target that is not built or does not start,
+# and a build that fails. Fuzz/selftest.sh shows each of these failing it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
 targets=("${@:-FuzzGPX FuzzCSV FuzzKML FuzzKMZ FuzzTCX FuzzNMEA FuzzGeoJSON FuzzPLT FuzzPlaces FuzzGolden FuzzState FuzzOSMPBF FuzzOSMXML}")
+findings="${FUZZ_FINDINGS:-$here/findings}"
 cd "$here"
-swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz >/dev/null
+if ! swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --scratch-path .build-fuzz > .build-fuzz.log 2>&1; then
+  tail -40 .build-fuzz.log
+  echo "fuzz: the targets do not build (Fuzz/.build-fuzz.log)"
+  exit 1
+fi
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
 seed() {
   local dir="$here/corpus/$1"; shift
@@ -33,14 +42,31 @@ for t in ${targets[@]}; do
     FuzzOSMXML) corpus=$(seed osmxml "$root"/Fixtures/osm/seeds/*.osm "$root"/Fixtures/osm/regressions/*.osm) ; printf '{"version":0.6,"generator":"Overpass API","elements":[{"type":"node","id":1,"lat":53.4,"lon":-2.97,"tags":{"amenity":"cafe"}},{"type":"way","id":2,"center":{"lat":53.41,"lon":-2.96},"tags":{"shop":"books"}}]}' > "$corpus/overpass.json" ;;
     FuzzState) corpus=$(seed state) ; echo '{"selected":"liverpool-4","sortMode":"distance","group":"liverpool"}' > "$corpus/state.json" ;;
   esac
-  mkdir -p "$here/findings/$t"
+  mkdir -p "$findings/$t"
   echo "== $t for ${seconds}s"
-  if ! "$bin/$t" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$here/findings/$t/" -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|Done|ERROR|SUMMARY|crash-|timeout-|oom-"; then
-    :
+  if [ ! -x "$bin/$t" ]; then
+    echo "$t: no such fuzz target in $bin"
+    status=1
+    continue
   fi
-  if [ -n "$(find "$here/findings/$t" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -print -quit)" ]; then
-    echo "$t: findings in Fuzz/findings/$t"
+  set +e
+  "$bin/$t" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$findings/$t/" -print_final_stats=1 > "$findings/$t/last-run.log" 2>&1
+  code=$?
+  set -e
+  grep -E "stat::number_of_executed_units|Done|ERROR|SUMMARY|crash-|leak-|timeout-|oom-|slow-unit-" "$findings/$t/last-run.log" || true
+  if [ "$code" -ne 0 ]; then
+    echo "$t: exit $code (the whole output: $findings/$t/last-run.log)"
+    status=1
+  fi
+  if ! grep -q "stat::number_of_executed_units" "$findings/$t/last-run.log"; then
+    echo "$t: did not run any input"
+    status=1
+  fi
+  artifacts=$(find "$findings/$t" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'slow-unit-*' \) -print)
+  if [ -n "$artifacts" ]; then
+    echo "$t: findings in $findings/$t:"
+    echo "$artifacts"
     status=1
   fi
 done

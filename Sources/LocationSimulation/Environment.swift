@@ -1,6 +1,6 @@
 import Foundation
 import Geodesy
-import Spatial
+import GEOS
 
 /// Where the receiver is, as far as its signal is concerned: what it reports
 /// as its accuracy, how fast its error drifts, how often it loses the signal

@@ -1,5 +1,5 @@
 import Geodesy
-import Spatial
+import GEOS
 
 /// A region to monitor, as `CLCircularRegion` (or a polygon, e.g. a campus outline).
 public struct MonitoredRegion: Equatable, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Geodesy
-import Spatial
+import GEOS
 
 /// A small, fast, seeded generator (SplitMix64): the same seed gives the
 /// same sequence on every machine, so noisy replays are byte-identical.

@@ -1,7 +1,7 @@
 import Foundation
 import Geodesy
 import Places
-import Spatial
+import GEOS
 
 /// A GeoPackage that cannot be read or written: the file (with its layer),
 /// and why. `unreadable` for a file that is missing or not a database (exit

@@ -1,7 +1,7 @@
 import Foundation
 import Geodesy
 import Places
-import Spatial
+import GEOS
 
 /// A tag filter: `amenity=cafe,restaurant` (those values of the key) or
 /// `amenity` (any value). A place's group is the value that matched.

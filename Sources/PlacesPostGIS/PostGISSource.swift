@@ -48,9 +48,7 @@ public struct PostGISSource: Sendable, Equatable {
     /// The URI with its password replaced by `***`: what messages show.
     public var redacted: String
 
-    public static func isPostGIS(_ source: String) -> Bool {
-        source.hasPrefix("postgresql://") || source.hasPrefix("postgres://")
-    }
+    public static func isPostGIS(_ source: String) -> Bool { PlaceSourceURI.isPostgreSQL(source) }
 
     static let sslModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 

@@ -20,6 +20,27 @@ public struct RunReport {
         self.trace = trace
     }
 
+    /// Keeps what the file outputs need from one event of a replay: the
+    /// delivered fixes, each group's latest ranking and where its nearest
+    /// place changed; with `history` every ranking (the HTML page), with
+    /// `orderChanges` every ranking whose order changed (the GeoPackage).
+    /// `names` gives a place's name by id.
+    public mutating func record(_ event: ReplayEvent, names: [String: String], history keepHistory: Bool = false, orderChanges keepChanges: Bool = false) {
+        switch event {
+        case .location(let l, let t):
+            delivered.append((l, t))
+        case .ranking(let update, let group, let t):
+            if let previous = rankings[group], previous.nearest != update.nearest, let n = update.nearest, let l = delivered.last {
+                nearestChanges.append((group, n, names[n] ?? n, l.location.coordinate, t))
+            }
+            rankings[group] = update
+            if keepHistory { history[group, default: []].append(update) }
+            if keepChanges, update.changed { orderChanges.append((t, group, update)) }
+        default:
+            break
+        }
+    }
+
     /// A FeatureCollection: the trace, the delivered fixes, the places with their final rank, and where the nearest place changed.
     public func geoJSON(places: [Place]) -> JSON {
         func point(_ c: Coordinate) -> JSON {

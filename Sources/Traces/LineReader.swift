@@ -1,21 +1,30 @@
 /// Lines of a ``ByteSource`` one at a time, with their 1-based numbers, in
-/// bounded memory (a line longer than `maximumLength` is an error).
-struct LineReader {
+/// bounded memory (a line longer than `maximumLength` is an error): the
+/// line-based trace formats, and the shards' event streams that
+/// ``ShardPlan`` merges (lines of megabytes at a million places).
+package struct LineReader {
     private let source: ByteSource
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
-    private(set) var lineNumber = 0
-    static let maximumLength = 1 << 20
+    package private(set) var lineNumber = 0
+    /// The longest line read, in bytes (1 MiB unless told).
+    package let maximumLength: Int
 
-    init(source: ByteSource) {
+    init(source: ByteSource, maximumLength: Int = 1 << 20) {
         self.source = source
+        self.maximumLength = maximumLength
+    }
+
+    /// Opens `path`; a missing file or a directory is `.unreadable`.
+    package init(path: String, maximumLength: Int = 1 << 20) throws(TraceError) {
+        self.init(source: try ByteSource(path: path), maximumLength: maximumLength)
     }
 
     var fileName: String { source.path }
 
     /// The next line without its line break, nil at the end.
-    mutating func next() throws(TraceError) -> ArraySlice<UInt8>? {
+    package mutating func next() throws(TraceError) -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[position...].firstIndex(of: 0x0A) {
                 var end = newline
@@ -34,8 +43,8 @@ struct LineReader {
                 lineNumber += 1
                 return line
             }
-            if buffer.count - position > Self.maximumLength {
-                throw TraceError(.malformed, file: source.path, line: lineNumber + 1, column: 1, reason: "a line longer than \(Self.maximumLength) bytes")
+            if buffer.count - position > maximumLength {
+                throw TraceError(.malformed, file: source.path, line: lineNumber + 1, column: 1, reason: "a line longer than \(maximumLength) bytes")
             }
             buffer.removeSubrange(..<position)
             position = 0

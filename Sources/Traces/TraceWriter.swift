@@ -92,17 +92,12 @@ public enum TraceWriter {
                     "\(fix.coordinate.latitude)", "\(fix.coordinate.longitude)",
                     fix.elevation.map { "\($0)" } ?? "", fix.horizontalAccuracy.map { "\($0)" } ?? "",
                     fix.verticalAccuracy.map { "\($0)" } ?? "", fix.speed.map { "\($0)" } ?? "",
-                    fix.course.map { "\($0)" } ?? "", fix.name.map(quoteCSV) ?? "",
+                    fix.course.map { "\($0)" } ?? "", fix.name.map(CSVField.quoted) ?? "",
                 ]
                 out += fields.joined(separator: ",") + "\n"
             }
         }
         return out
-    }
-
-    private static func quoteCSV(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == ";" || $0 == "\t" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Writes `text` to `path` atomically: a temporary file beside it, then a rename.

@@ -110,10 +110,7 @@ struct EventWriter {
         return lines
     }
 
-    static func clock(_ t: Double) -> String {
-        let s = Int(t.rounded(.down))
-        return String(format: "%02d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
-    }
+    static func clock(_ t: Double) -> String { ElapsedTime.clock(t) }
 
     /// On a terminal with --realtime: the screen redrawn in place with a progress line.
     private func progress(elapsed: Double) {

@@ -124,22 +124,9 @@ struct PlacesCommand: ParsableCommand {
             }
             let text: String
             switch format {
-            case "csv":
-                func field(_ s: String) -> String { s.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
-                text = "id,name,subtitle,latitude,longitude,group\n" + set.places.map { p in
-                    "\(field(p.id)),\(field(p.name)),\(field(p.subtitle ?? "")),\(p.coordinate.latitude),\(p.coordinate.longitude),\(field(p.group))\n"
-                }.joined()
-            case "geojson":
-                text = JSON.object([("type", .string("FeatureCollection")), ("features", .array(set.places.map { p in
-                    .object([("type", .string("Feature")), ("id", .string(p.id)),
-                             ("geometry", .object([("type", .string("Point")), ("coordinates", .array([.number(p.coordinate.longitude), .number(p.coordinate.latitude)]))])),
-                             ("properties", .object([("id", .string(p.id)), ("name", .string(p.name)), ("subtitle", .optional(p.subtitle)), ("group", .string(p.group))]))])
-                }))]).text + "\n"
-            default:
-                text = JSON.array(set.places.map { p in
-                    .object([("id", .string(p.id)), ("name", .string(p.name)), ("subtitle", .optional(p.subtitle)),
-                             ("latitude", .number(p.coordinate.latitude)), ("longitude", .number(p.coordinate.longitude)), ("group", .string(p.group))])
-                }).text + "\n"
+            case "csv": text = PlaceWriter.csv(set.places)
+            case "geojson": text = PlaceWriter.geoJSON(set.places)
+            default: text = PlaceWriter.json(set.places)
             }
             do {
                 try TraceWriter.writeAtomically(text, to: output)

@@ -6,6 +6,7 @@ import Logging
 import Map
 import Proximity
 import Replay
+import ReplayGeoPackage
 import Scenarios
 import Traces
 
@@ -107,19 +108,7 @@ struct ReplaySession {
     /// Prints an event and keeps what the file outputs need.
     private mutating func record(_ event: ReplayEvent, into report: inout RunReport, names: [String: String]) {
         out.write(event)
-        switch event {
-        case .location(let l, let t):
-            report.delivered.append((l, t))
-        case .ranking(let update, let group, let t):
-            if let previous = report.rankings[group], previous.nearest != update.nearest, let n = update.nearest, let l = report.delivered.last {
-                report.nearestChanges.append((group, n, names[n] ?? n, l.location.coordinate, t))
-            }
-            report.rankings[group] = update
-            if command.html != nil { report.history[group, default: []].append(update) }
-            if command.gpkg != nil, update.changed { report.orderChanges.append((t, group, update)) }
-        default:
-            break
-        }
+        report.record(event, names: names, history: command.html != nil, orderChanges: command.gpkg != nil)
     }
 
     private func writeOutputs(_ report: RunReport, active: [Place]) throws {

@@ -2,7 +2,7 @@ import ChildProcess
 import Foundation
 import Testing
 import TestSupport
-@testable import stroll
+import Batches
 
 @Suite("stroll batch", .serialized)
 struct BatchCommandTests {

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkWorkload
 import Foundation
 import Geodesy
 import LocationSimulation
@@ -6,34 +7,20 @@ import Map
 import Proximity
 import Traces
 
-/// The `stroll bench` workload: places uniform over 6 km x 6 km around Liverpool,
-/// a walker stepping 25 m at a time through them.
-func benchmarkPlaces(_ n: Int) -> [Coordinate] {
-    var rng = SeededGenerator(seed: 1)
-    let span = Ellipsoid.wgs84.degrees(metresNorthSouth: 6000, metresEastWest: 6000, atLatitude: 53.4055)
-    return (0..<n).map { _ in
-        Coordinate(computedLatitude: 53.4055 + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.latitudeDelta,
-                   longitude: -2.966 + (Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5) * span.longitudeDelta)
-    }
-}
+/// The `stroll bench` workload (BenchmarkWorkload): places uniform over 6 km x 6 km
+/// around Liverpool, from seed 1 as `stroll bench` by default.
+func benchmarkPlaces(_ n: Int) -> [Coordinate] { BenchmarkWorkload.places(count: n, seed: 1) }
 
 /// The repository's root, for the bundled walks.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// The walker of `stroll bench`: the bundled Lime Street walk's delivered fixes
-/// with the 25 m distance filter, back and forth to at least `minimum` positions.
+/// The walker of `stroll bench`: the bundled Lime Street walk, back and forth to at least `minimum` positions.
 func walkerPositions(_ minimum: Int) -> [Coordinate] {
-    guard let trace = try? TraceReader.read(repositoryRoot.appendingPathComponent("traces/lime-street-to-campus.gpx").path),
-          var simulator = try? LocationSimulator(trace: trace) else { fatalError("the bundled walk traces/lime-street-to-campus.gpx does not read") }
-    var path: [Coordinate] = []
-    while let e = simulator.next() { if case .location(let l) = e { path.append(l.coordinate) } }
-    var positions = path
-    var forward = false
-    while positions.count < minimum {
-        positions += (forward ? path : path.reversed()).dropFirst()
-        forward.toggle()
+    do {
+        return try BenchmarkWorkload.walker(tracePath: repositoryRoot.appendingPathComponent("traces/lime-street-to-campus.gpx").path, minimum: minimum)
+    } catch {
+        fatalError("the bundled walk does not drive the benchmark: \(error.description)")
     }
-    return positions
 }
 
 /// Updates before the clock from 100 000 places, where a sample is one update after building

@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-@testable import Spatial
+@testable import GEOS
 
 @Suite("STRtree over GEOS")
 struct STRtreeTests {

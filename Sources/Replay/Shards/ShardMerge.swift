@@ -1,91 +1,25 @@
 import Foundation
 import Proximity
-import Replay
+import Traces
 
-/// `stroll batch --shard-places K`: the places split into K shards, each walk
-/// replayed once per shard (on different Ray workers with --ray), and the K
-/// event streams merged into the one `stroll replay` prints for all places.
-///
-/// Every shard replays the same walk with the same options, so every event
-/// that does not depend on the places (location, filtered, region, pause,
-/// resume, error) is the same line in every shard; it is checked and written
-/// once. Each group's `ranking` lines are merged by ``ShardedRanking`` into
-/// the exact order of all places, with moves, inserts and deletes against
-/// the previous merged order. A `map` line comes after an update in which
-/// any shard's visible pins changed: its `visible` is every shard's latest,
-/// in the order of the places. The `summary` counts the merged order
-/// changes and the places rejected on reading.
-struct ShardPlan: Sendable {
-    /// The shard place files, written once before the batch.
-    var files: [String]
-    /// The groups each shard ranks, in the batch's order (a shard may lack a small group).
-    var groups: [[String]]
-    /// Every ranked group, in order.
-    var activeGroups: [String]
-    /// Each place's position in the order the map lists pins.
-    var position: [String: Int]
-    var placesRejected: Int
-    var sortMode: SortMode
-
-    /// Splits `places` (the ranked groups' places, in order) round robin into `count` shard files in `directory`.
-    static func write(_ places: [Place], activeGroups: [String], count: Int, placesRejected: Int, sortMode: SortMode,
-                      directory: String) throws -> ShardPlan {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        func field(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        var files: [String] = [], groups: [[String]] = []
-        for k in 0..<count {
-            var text = "id,name,subtitle,latitude,longitude,group\n"
-            var present = Set<String>()
-            for (i, p) in places.enumerated() where i % count == k {
-                // Shortest round-trip digits: the shard reads back the very same coordinates.
-                text += "\(field(p.id)),\(field(p.name)),\(field(p.subtitle ?? "")),\(p.coordinate.latitude),\(p.coordinate.longitude),\(field(p.group))\n"
-                present.insert(p.group)
-            }
-            let path = (directory as NSString).appendingPathComponent("shard-\(k).csv")
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            files.append(path)
-            groups.append(activeGroups.filter(present.contains))
-        }
-        var position: [String: Int] = [:]
-        position.reserveCapacity(places.count)
-        for (i, p) in places.enumerated() { position[p.id] = i }
-        return ShardPlan(files: files, groups: groups, activeGroups: activeGroups, position: position,
-                         placesRejected: placesRejected, sortMode: sortMode)
-    }
-
-    /// A shard's replay arguments: the batch's, with its own place file and
-    /// groups (the shard files hold places already read, so the options that
-    /// choose OpenStreetMap elements go too).
-    func arguments(_ replay: [String], shard k: Int) -> [String] {
-        let placeOptions = ["--places", "--group", "--osm-filter", "--group-name", "--name-column", "--group-column", "--places-sql"]
-        var kept: [String] = []
-        var i = 0
-        while i < replay.count {
-            let a = replay[i]
-            if placeOptions.contains(a) {
-                i += 2
-                continue
-            }
-            if placeOptions.contains(where: { a.hasPrefix($0 + "=") }) {
-                i += 1
-                continue
-            }
-            kept.append(a)
-            i += 1
-        }
-        return kept + ["--places", files[k]] + groups[k].flatMap { ["--group", $0] }
-    }
-
-    struct MergeError: Error {
-        var reason: String
+/// The merge of the shards' event streams into the one `stroll replay` prints
+/// for all places (the rules are on ``ShardPlan``).
+extension ShardPlan {
+    /// Why the shards' events cannot be merged: a shard missing, or shards that disagree.
+    public struct MergeError: Error, Sendable {
+        public var reason: String
     }
 
     /// Merges the shards' JSON Lines (`inputs`, one per shard) into `output`.
-    func merge(_ inputs: [String], into output: String) throws(MergeError) {
+    public func merge(_ inputs: [String], into output: String) throws(MergeError) {
         var readers: [LineReader] = []
         for path in inputs {
-            guard let reader = LineReader(path: path) else { throw MergeError(reason: "cannot read \(path)") }
-            readers.append(reader)
+            // A ranking line lists every place of the shard: megabytes at a million places.
+            do {
+                readers.append(try LineReader(path: path, maximumLength: 1 << 30))
+            } catch {
+                throw MergeError(reason: "cannot read \(path): \(error.reason)")
+            }
         }
         guard FileManager.default.createFile(atPath: output, contents: nil), let sink = FileHandle(forWritingAtPath: output) else {
             throw MergeError(reason: "cannot write \(output)")
@@ -104,9 +38,18 @@ struct ShardPlan: Sendable {
         var ranked = Set<String>()
         var changes = 0
         var visible = [[String]](repeating: [], count: readers.count)
-        var heads = readers.map { $0.next() }
+        var readError: TraceError?
+        func read(_ s: Int) -> [UInt8]? {
+            do {
+                return try readers[s].next().map(Array.init)
+            } catch {
+                readError = readError ?? error
+                return nil
+            }
+        }
+        var heads = readers.indices.map(read)
         var lineNumber = 1
-        func advance(_ s: Int) { heads[s] = readers[s].next() }
+        func advance(_ s: Int) { heads[s] = read(s) }
         func disagree(_ what: String) -> MergeError { MergeError(reason: "the shards disagree at line \(lineNumber) of the merged events: \(what)") }
         let decoder = JSONDecoder()
 
@@ -134,6 +77,7 @@ struct ShardPlan: Sendable {
                 lineNumber += 1
                 continue
             }
+            if let readError { throw MergeError(reason: readError.description) }
             guard let first = heads[0] else {
                 guard heads.allSatisfy({ $0 == nil }) else { throw disagree("shard 0 ended before the others") }
                 break
@@ -220,41 +164,5 @@ struct ShardPlan: Sendable {
         var region: Region?
         var visible: [String]
         var selected: String?
-    }
-}
-
-/// Lines of a file read in chunks (a shard's events: lines of megabytes at a million places).
-final class LineReader {
-    private let handle: FileHandle
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var ended = false
-
-    init?(path: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        self.handle = handle
-    }
-
-    deinit { try? handle.close() }
-
-    /// The next line without its newline; nil at the end.
-    func next() -> [UInt8]? {
-        while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                let line = Array(buffer[start..<newline])
-                start = newline + 1
-                return line
-            }
-            if ended {
-                guard start < buffer.count else { return nil }
-                let line = Array(buffer[start...])
-                start = buffer.count
-                return line
-            }
-            buffer.removeFirst(start)
-            start = 0
-            let chunk = (try? handle.read(upToCount: 1 << 22)) ?? nil
-            if let chunk, !chunk.isEmpty { buffer += chunk } else { ended = true }
-        }
     }
 }

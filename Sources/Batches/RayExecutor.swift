@@ -1,6 +1,6 @@
 import ChildProcess
 import Foundation
-import PlacesPostGIS
+import Places
 
 /// `stroll batch --ray ADDRESS`: each replay runs as a Ray task on a worker
 /// node, through the driver in `python/` (`python -m stroll_ray`, installed
@@ -10,16 +10,16 @@ import PlacesPostGIS
 /// output, standard error and output files where the batch named them. They
 /// speak JSON lines over the driver's standard input and output (the protocol
 /// is in python/stroll_ray/driver.py).
-actor RayExecutor {
+public actor RayExecutor {
     /// What the cluster offers.
-    struct Cluster: Sendable {
-        var nodes: Int
-        var cpus: Int
-        var version: String
+    public struct Cluster: Sendable {
+        public var nodes: Int
+        public var cpus: Int
+        public var version: String
     }
 
     /// How a replay sent to the cluster ended.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// It ran: its exit, and the node it ran on.
         case exited(ChildExit, node: String)
         /// The cluster could not run it (after the driver's retries): why.
@@ -58,17 +58,17 @@ actor RayExecutor {
     private let requests = Pipe()
     private let answers = Pipe()
     /// The driver's standard error (Ray's own messages), kept beside the outputs.
-    let logPath: String
+    public nonisolated let logPath: String
     private var waiting: [Int: CheckedContinuation<Reply, Never>] = [:]
     private var readyWaiter: CheckedContinuation<Result<Cluster, StartError>, Never>?
     private var readyResult: Result<Cluster, StartError>?
     private var ended = false
 
-    struct StartError: Error, Sendable {
-        var message: String
+    public struct StartError: Error, Sendable {
+        public var message: String
     }
 
-    init(logPath: String) {
+    public init(logPath: String) {
         self.logPath = logPath
     }
 
@@ -77,7 +77,7 @@ actor RayExecutor {
     /// what it writes (GeoJSON, SVG, the golden it records), by index. Options
     /// written `--places=FILE` are split first. A `FILE.gpkg#LAYER` is sent as
     /// its file, the driver keeping `#LAYER`.
-    static func files(in arguments: [String]) -> (arguments: [String], inputs: [Int], outputs: [Int]) {
+    public static func files(in arguments: [String]) -> (arguments: [String], inputs: [Int], outputs: [Int]) {
         var split: [String] = []
         for a in arguments {
             if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
@@ -91,7 +91,7 @@ actor RayExecutor {
         for i in split.indices.dropFirst() {
             switch split[i - 1] {
             // A PostGIS URI is no file: each worker connects to the database itself.
-            case "--places" where PostGISSource.isPostGIS(split[i]): break
+            case "--places" where PlaceSourceURI.isPostgreSQL(split[i]): break
             case "--places", "--regions", "--environments", "--verify": inputs.append(i)
             case "--geojson", "--svg", "--record": outputs.append(i)
             default: break
@@ -102,7 +102,7 @@ actor RayExecutor {
 
     /// Starts the driver and joins the cluster: the cluster's size, or why not
     /// (an unreachable address answers within the driver's connect timeout).
-    func start(address: String, python: String, stroll: String, retries: Int, connectTimeout: Double) async -> Result<Cluster, StartError> {
+    public func start(address: String, python: String, stroll: String, retries: Int, connectTimeout: Double) async -> Result<Cluster, StartError> {
         signal(SIGPIPE, SIG_IGN)
         guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath) else {
             return .failure(StartError(message: "cannot write \(logPath)"))
@@ -222,7 +222,7 @@ actor RayExecutor {
     }
 
     /// Ends the driver: its input closes, it cancels what still runs and leaves the cluster.
-    func finish() async {
+    public func finish() async {
         try? requests.fileHandleForWriting.close()
         for _ in 0..<100 where process.isRunning {
             try? await Task.sleep(for: .milliseconds(100))

@@ -4,7 +4,8 @@ import Proximity
 import Replay
 import Traces
 
-/// `stroll replay --gpkg FILE`: the run as a GeoPackage a GIS opens.
+/// A replay's run as a GeoPackage a GIS opens (`stroll replay --gpkg FILE`),
+/// kept out of Replay so that only what writes GeoPackages links SQLite.
 ///
 /// - `fixes`: the delivered fixes (points) with `t` (seconds from the start),
 ///   `time` (ISO 8601), the accuracies, altitude, speed and course;
@@ -13,8 +14,8 @@ import Traces
 ///   change, keyed by `t`, `group` and `rank`: `place_id`, `name`,
 ///   `distance_m` and `previous_rank` (the place's rank in that group's
 ///   previous order; NULL in the first order and for a place that joined).
-enum RunGeoPackage {
-    static func write(_ report: RunReport, places: [Place], to path: String) throws {
+public enum RunGeoPackage {
+    public static func write(_ report: RunReport, places: [Place], to path: String) throws {
         let writer: GeoPackageWriter
         do {
             writer = try GeoPackageWriter(path: path)

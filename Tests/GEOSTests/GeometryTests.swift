@@ -1,6 +1,6 @@
 import Geodesy
 import Testing
-@testable import Spatial
+@testable import GEOS
 
 @Suite("Geometry over GEOS")
 struct GeometryTests {

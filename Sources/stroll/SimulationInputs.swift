@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import PlacesGeoPackage
+import PlacesOSM
+import PlacesPostGIS
+import PlaceSources
+import Geodesy
+import Logging
+import LocationSimulation
+import Map
+import Proximity
+import Replay
+import Traces
+
+/// The inputs the options name, loaded and checked.
+struct SimulationInputs {
+    let tracePath: String
+    let trace: Trace
+    let placeSet: PlaceSet
+    let activeGroups: [String]
+    let monitored: [MonitoredRegion]
+    let selectID: String?
+    let environments: [EnvironmentArea]
+}
+
+extension SimulationOptions {
+    /// Reads the trace, the places and the regions, and resolves the groups and
+    /// the selection; errors are printed and become the contract's exit codes.
+    /// `onTraceError` runs before a trace that cannot be read ends the command.
+    func load(trace: String?, log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
+        let tracePath = trace ?? Bundled.path(Bundled.walk)
+        log.debug("reading trace \(tracePath)")
+        let trace: Trace
+        do {
+            trace = try TraceReader.read(tracePath)
+        } catch {
+            printError(error.description)
+            onTraceError(error)
+            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+        }
+        log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
+        for note in trace.notes { log.info("\(note)") }
+        let (set, activeGroups, monitored, selectID) = try loadPlaces(log: log)
+        let areas = try loadEnvironments()
+        log.debug("active groups: \(activeGroups.joined(separator: ", ")); accuracy \(accuracy) m, distance filter \(distanceFilter), rate \(rate) Hz, noise \(effectiveNoise.rawValue) (seed \(seed)), environment \(environment ?? "none"), \(areas.count) environment areas")
+        return SimulationInputs(tracePath: tracePath, trace: trace, placeSet: set, activeGroups: activeGroups, monitored: monitored, selectID: selectID,
+                                environments: areas)
+    }
+
+    /// The places, the active groups, the monitored regions and the selection, checked.
+    func loadPlaces(log: Logger) throws -> (PlaceSet, [String], [MonitoredRegion], String?) {
+        var set = PlaceSet()
+        let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
+        for file in placeFiles { set.merge(try Self.loadPlaceFile(file, choice: placeChoice)) }
+        for r in set.rejected { printError("warning: \(r.description)") }
+        log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
+        let activeGroups: [String]
+        if groups.isEmpty {
+            activeGroups = places.isEmpty ? Bundled.groups.filter { set.groups.contains($0) } : set.groups
+        } else {
+            for g in groups where !set.groups.contains(g) {
+                printError("error: unknown group \"\(g)\"; the groups are: \(set.groups.joined(separator: ", "))")
+                throw StrollExit.usage
+            }
+            activeGroups = groups
+        }
+        let monitored: [MonitoredRegion]
+        if let file = regions {
+            do {
+                monitored = try MonitoredRegion.loadGeoJSON(file)
+            } catch {
+                printError(error.description)
+                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            }
+        } else {
+            monitored = []
+        }
+        let active = set.places(inGroups: activeGroups)
+        var selectID: String?
+        if let wanted = select {
+            do {
+                selectID = try Replay.resolve(wanted, among: active)
+            } catch {
+                printError("error: \(error.description)")
+                throw StrollExit.usage
+            }
+        }
+        return (set, activeGroups, monitored, selectID)
+    }
+
+    static func exitCode(_ failure: PlaceSourceFailure) -> ExitCode {
+        switch failure {
+        case .unreadable: StrollExit.missingInput
+        case .badData: StrollExit.badInput
+        case .usage: StrollExit.usage
+        }
+    }
+
+    /// One place source of any kind, through ``PlaceSources``; its notes and
+    /// errors are printed, and its failures become the contract's exit codes.
+    static func loadPlaceFile(_ file: String, choice: PlaceChoice) throws -> PlaceSet {
+        do {
+            let (set, notes) = try PlaceSources.load(file, options: choice.options)
+            for note in notes { printError(note) }
+            return set
+        } catch {
+            printError(error.message)
+            throw exitCode(error.kind)
+        }
+    }
+}
