@@ -131,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "GEOS", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "Scenarios", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
+                "Geodesy", "GEOS", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ChildProcess", "Serve", "Batches", "BenchmarkWorkload", "ReplayGeoPackage",

@@ -23,6 +23,6 @@ let package = Package(
         .executableTarget(name: "FuzzGolden", dependencies: ["FuzzDriver", .product(name: "Proximity", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzOSMPBF", dependencies: ["FuzzDriver", .product(name: "PlacesOSM", package: "Stroll")], swiftSettings: fuzz),
         .executableTarget(name: "FuzzOSMXML", dependencies: ["FuzzDriver", .product(name: "PlacesOSM", package: "Stroll")], swiftSettings: fuzz),
-        .executableTarget(name: "FuzzState", dependencies: ["FuzzDriver", .product(name: "Scenarios", package: "Stroll")], swiftSettings: fuzz),
+        .executableTarget(name: "FuzzState", dependencies: ["FuzzDriver", .product(name: "Replay", package: "Stroll")], swiftSettings: fuzz),
     ]
 )

@@ -7,7 +7,6 @@ import Map
 import Proximity
 import Replay
 import ReplayGeoPackage
-import Scenarios
 import Traces
 
 /// One replay from the command line: loads its inputs, runs the location

@@ -1,8 +1,5 @@
 import Batches
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import PlacesGeoPackage
 import PlaceSources
 import Proximity
@@ -74,7 +71,6 @@ struct LibraryUseTests {
         #expect(junit.contains("<testcase classname=\"stroll.batch\" name=\"\(walk)\" time=\"1.250\"/>"))
         #expect(junit.contains("name=\"campus &amp; &lt;loop&gt;.gpx\""))
         #expect(junit.contains("<failure message=\"verify: first divergence at t=12 s\" type=\"diverged\">"))
-        let document = try XMLDocument(data: Data(junit.utf8))
-        #expect(try document.nodes(forXPath: "//testcase").count == 2)
+        #expect(junit.components(separatedBy: "<testcase ").count == 3)
     }
 }

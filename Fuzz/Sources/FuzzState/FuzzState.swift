@@ -1,6 +1,6 @@
 import Foundation
 import FuzzDriver
-import Scenarios
+import Replay
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzState(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
