@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "PlaceSources", dependencies: ["Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
-        .target(name: "ReplayGeoPackage", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
+        .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .target(name: "BenchmarkWorkload", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map", "SpatialIndex", "Replay"], swiftSettings: strict),
         .target(name: "Batches", dependencies: ["ChildProcess", "Traces", "Places", "Replay"], swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
@@ -134,7 +134,7 @@ let package = Package(
                 "Geodesy", "GEOS", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "ChildProcess", "Serve", "Batches", "BenchmarkWorkload", "ReplayGeoPackage",
+                "ChildProcess", "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
             ],
             swiftSettings: strict
         ),

@@ -70,7 +70,7 @@ public struct PlaceSet: Equatable, Sendable {
             if taken.insert(p.id).inserted {
                 places.append(p)
             } else {
-                rejected.append(PlaceRejection(file: "", entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+                rejected.append(Self.duplicate(p, file: ""))
             }
         }
         for g in other.groups where !groups.contains(g) { groups.append(g) }
@@ -85,10 +85,15 @@ public struct PlaceSet: Equatable, Sendable {
             if taken.insert(p.id).inserted {
                 kept.append(p)
             } else {
-                rejected.append(PlaceRejection(file: file, entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept"))
+                rejected.append(Self.duplicate(p, file: file))
             }
         }
         places = kept
+    }
+
+    /// The rejection of a place whose id an earlier place already has: the first is kept.
+    static func duplicate(_ p: Place, file: String) -> PlaceRejection {
+        PlaceRejection(file: file, entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept")
     }
 
     public func places(inGroups names: [String]) -> [Place] {

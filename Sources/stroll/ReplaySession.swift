@@ -6,7 +6,7 @@ import Logging
 import Map
 import Proximity
 import Replay
-import ReplayGeoPackage
+import RunFiles
 import Traces
 
 /// One replay from the command line: loads its inputs, runs the location
@@ -107,32 +107,17 @@ struct ReplaySession {
     /// Prints an event and keeps what the file outputs need.
     private mutating func record(_ event: ReplayEvent, into report: inout RunReport, names: [String: String]) {
         out.write(event)
-        report.record(event, names: names, history: command.html != nil, orderChanges: command.gpkg != nil)
+        report.record(event, names: names, history: files.needsHistory, orderChanges: files.needsOrderChanges)
+    }
+
+    /// The files the run is written to (--geojson, --gpx, --gpkg, --svg, --html).
+    private var files: RunFiles {
+        RunFiles(geoJSON: command.geojson, gpx: command.gpx, geoPackage: command.gpkg, svg: command.svg, html: command.html)
     }
 
     private func writeOutputs(_ report: RunReport, active: [Place]) throws {
         do {
-            if let path = command.geojson {
-                try TraceWriter.writeAtomically(report.geoJSON(places: active).text + "\n", to: path)
-            }
-            if let path = command.gpx {
-                try TraceWriter.writeAtomically(TraceWriter.gpx(report.deliveredTrace()), to: path)
-            }
-            if let path = command.gpkg {
-                try RunGeoPackage.write(report, places: active, to: path)
-                log.debug("wrote \(path)")
-            }
-            if command.svg != nil || command.html != nil {
-                let map = RunMap(report: report, places: active, distanceFilter: command.simulation.settings.distanceFilter)
-                if let path = command.svg {
-                    try TraceWriter.writeAtomically(map.svg(), to: path)
-                    log.debug("wrote \(path)")
-                }
-                if let path = command.html {
-                    try TraceWriter.writeAtomically(map.html(), to: path)
-                    log.debug("wrote \(path)")
-                }
-            }
+            for path in try files.write(report, places: active, distanceFilter: command.simulation.settings.distanceFilter) { log.debug("wrote \(path)") }
         } catch {
             printError("error: cannot write output: \(error.localizedDescription)")
             throw StrollExit.internalError

@@ -77,10 +77,15 @@ struct GeodesicReferenceTests {
 
     @Test("the inverse is symmetric: swapping the points swaps and reverses the azimuths")
     func symmetry() throws {
-        for c in ReferenceCase.all.prefix(500) where c.s12 > 1 {
+        for c in ReferenceCase.all where c.s12 > 1 {
             let p1 = try Coordinate(latitude: c.lat1, longitude: c.lon1), p2 = try Coordinate(latitude: c.lat2, longitude: c.lon2)
             let ab = Geodesic.wgs84.inverse(p1, p2), ba = Geodesic.wgs84.inverse(p2, p1)
             #expect(abs(ab.distance - ba.distance) <= 1e-8 * max(1, ab.distance))
+            // Where the geodesic is unique and the azimuths defined (not between antipodes, not at a pole),
+            // the way back starts along the way there's end, reversed, and ends along its start, reversed.
+            guard !["antipodal", "polar"].contains(c.category), abs(c.lat1) < 89.9, abs(c.lat2) < 89.9 else { continue }
+            #expect(azimuthError(ba.azimuth1, ab.azimuth2 + 180) <= 1e-9, "\(c)")
+            #expect(azimuthError(ba.azimuth2, ab.azimuth1 + 180) <= 1e-9, "\(c)")
         }
     }
 }

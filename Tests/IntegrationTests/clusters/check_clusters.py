@@ -125,9 +125,12 @@ def main():
                 w.writerow([f"p{k}", f"pin {k}", f"{53.405 + rng.uniform(-spread, spread):.7f}", f"{-2.975 + rng.uniform(-spread, spread) * 1.6:.7f}",
                             "cafes" if k % 3 else "bikes"])
         n, c = check(stroll, walk, [pins], [400, 1500, 6000, 25000, 100000])
+        # A check that compared nothing would pass: it must have seen map events and clusters.
+        assert n > 0 and c > 0, f"random pins: nothing compared ({n} map events, {c} clusters)"
         print(f"random pins: {n} map events, {c} clusters agree with pysupercluster")
         n, c = check(stroll, walk, [os.path.join(ROOT, "Fixtures/liverpool/citybike-stations-2014.json"), os.path.join(ROOT, "Fixtures/lecture-theatres.json")],
                      [300, 1200, 5000, 20000])
+        assert n > 0 and c > 0, f"CityBike stations: nothing compared ({n} map events, {c} clusters)"
         print(f"CityBike stations and lecture theatres: {n} map events, {c} clusters agree with pysupercluster")
 
 
