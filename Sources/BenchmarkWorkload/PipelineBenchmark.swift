@@ -52,4 +52,35 @@ public enum PipelineBenchmark {
         }
         return BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(bytes))
     }
+
+    /// The pipeline over files: the walk at `tracePath` and the places of
+    /// `placeFiles` in their own groups, or with `count` the generated places
+    /// of ``places(count:seed:)``. A file that cannot be read, or a walk that
+    /// cannot drive the benchmark, is an error naming it.
+    public static func run(tracePath: String, placeFiles: [String], groups: [String], count: Int?, seed: UInt64,
+                           progress: BenchmarkProgress) throws(BenchmarkWorkload.WalkError) -> BenchmarkSamples {
+        var set = PlaceSet(), groups = groups
+        if let count {
+            (set, groups) = places(count: count, seed: seed)
+        } else {
+            for file in placeFiles {
+                do {
+                    set.merge(try PlaceSet.load(file))
+                } catch {
+                    throw BenchmarkWorkload.WalkError(description: error.description, unreadable: true)
+                }
+            }
+        }
+        let walk: Trace
+        do {
+            walk = try TraceReader.read(tracePath)
+        } catch {
+            throw BenchmarkWorkload.WalkError(description: error.description, unreadable: error.kind == .unreadable)
+        }
+        do {
+            return try run(walk: walk, places: set, groups: groups, progress: progress)
+        } catch {
+            throw BenchmarkWorkload.WalkError(description: "error: \(error.description)", unreadable: false)
+        }
+    }
 }

@@ -96,6 +96,21 @@ public struct PlaceSet: Equatable, Sendable {
         PlaceRejection(file: file, entry: "id \(p.id)", reason: "\(p.name): duplicate id \(p.id); the first place with it is kept")
     }
 
+    /// A group asked for that the set does not have.
+    public struct UnknownGroup: Error, Sendable, CustomStringConvertible {
+        public var group: String
+        public var groups: [String]
+        public var description: String { "unknown group \"\(group)\"; the groups are: \(groups.joined(separator: ", "))" }
+    }
+
+    /// The groups a replay ranks: `chosen` when it names any (each must be one
+    /// of the set's), else those of `defaults` the set has, else every group.
+    public func groups(chosen: [String], defaults: [String]? = nil) throws(UnknownGroup) -> [String] {
+        guard !chosen.isEmpty else { return defaults.map { $0.filter(groups.contains) } ?? groups }
+        if let unknown = chosen.first(where: { !groups.contains($0) }) { throw UnknownGroup(group: unknown, groups: groups) }
+        return chosen
+    }
+
     public func places(inGroups names: [String]) -> [Place] {
         names.isEmpty ? places : places.filter { names.contains($0.group) }
     }

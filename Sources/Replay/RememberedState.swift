@@ -34,6 +34,16 @@ public struct RememberedState: Codable, Equatable, Sendable {
         return decode(data)
     }
 
+    /// Updates the state file at `path` with what a finished replay leaves: the
+    /// selected pin, the sort mode and the group shown (what else it holds is kept).
+    public static func remember(selected: String?, sortMode: SortMode, group: String?, at path: String) throws {
+        var state = load(path).state
+        state.selected = selected
+        state.sortMode = sortMode
+        state.group = group
+        try state.save(path)
+    }
+
     /// Writes atomically (a temporary file, then a rename), so a crash never leaves half a file.
     public func save(_ path: String) throws {
         let encoder = JSONEncoder()

@@ -152,6 +152,16 @@ public final class LiveServer: Sendable {
     public let gpsdAddress: Endpoint?
     public let nmeaAddress: Endpoint?
     public let httpAddress: Endpoint?
+
+    /// The lines `stroll serve` prints when it listens: each service and its address.
+    public var banner: String {
+        var text = ""
+        for (service, address) in [("gpsd", gpsdAddress), ("nmea", nmeaAddress), ("http", httpAddress)] {
+            guard let address else { continue }
+            text += "serving \(service) on \(address)\(service == "http" ? " (http://\(address)/)" : "")\n"
+        }
+        return text
+    }
     let control: ReplayControl
     let page: LivePage
     let activated: Double

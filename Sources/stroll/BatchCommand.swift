@@ -124,8 +124,7 @@ struct BatchCommand: AsyncParsableCommand {
             do {
                 planned = try BatchPlan.load(plan)
             } catch {
-                printError("error: \(error.description)")
-                throw error.missing ? StrollExit.missingInput : StrollExit.badInput
+                throw failure("error: \(error.description)", error.missing ? StrollExit.missingInput : StrollExit.badInput)
             }
             for walk in planned.walks where !walk.options.isEmpty {
                 // A walk's own options come after the batch's, so they win; checked like the batch's.
@@ -133,38 +132,22 @@ struct BatchCommand: AsyncParsableCommand {
                 do {
                     combined = try SimulationOptions.parse(simulation.arguments + walk.options)
                 } catch {
-                    printError("error: \(plan): walk \(walk.trace): \(SimulationOptions.message(for: error))")
-                    throw StrollExit.usage
+                    throw failure("error: \(plan): walk \(walk.trace): \(SimulationOptions.message(for: error))", StrollExit.usage)
                 }
                 let placeOptions = walk.options.filter { ["--places", "--group", "--select", "--cluster"].contains($0.split(separator: "=").first.map(String.init) ?? $0) }
                 if shardPlaces != nil, !placeOptions.isEmpty {
-                    printError("error: \(plan): walk \(walk.trace): \(placeOptions[0]) cannot go with --shard-places: the shards hold the batch's places")
-                    throw StrollExit.usage
+                    throw failure("error: \(plan): walk \(walk.trace): \(placeOptions[0]) cannot go with --shard-places: the shards hold the batch's places", StrollExit.usage)
                 }
                 _ = try combined.loadPlaces(log: log)
                 _ = try combined.loadEnvironments()
             }
             walks += planned.walks
         }
-        for walk in walks where !FileManager.default.fileExists(atPath: walk.trace) {
-            printError("error: \(walk.trace): no such trace\(plan.map { " (in \($0))" } ?? "")")
-            throw StrollExit.missingInput
-        }
-        if let dir = verifyDir {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-                printError("error: --verify-dir \(dir): no such directory")
-                throw StrollExit.missingInput
-            }
-        }
         let outExisted = FileManager.default.fileExists(atPath: out)
-        for dir in [out] + [recordDir].compactMap({ $0 }) {
-            do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            } catch {
-                printError("error: cannot create \(dir): \(error.localizedDescription)")
-                throw StrollExit.missingInput
-            }
+        do {
+            try Batch.prepare(walks: walks, directory: out, recordDirectory: recordDir, verifyDirectory: verifyDir, plan: plan)
+        } catch {
+            throw failure("error: \(error.message)", StrollExit.missingInput)
         }
         let goldens = recordDir.map { Batch.Goldens.record($0) } ?? verifyDir.map { Batch.Goldens.verify($0) }
         var jobs = jobsOption ?? 3
@@ -172,37 +155,27 @@ struct BatchCommand: AsyncParsableCommand {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         if let ray {
             let python = rayPython ?? ProcessInfo.processInfo.environment["STROLL_RAY_PYTHON"] ?? "python3"
-            let started = RayExecutor(logPath: (out as NSString).appendingPathComponent(".ray-driver.log"))
-            switch await started.start(address: ray, python: python, stroll: rayStroll ?? executable, retries: rayRetries, connectTimeout: rayConnectTimeout) {
-            case .success(let cluster):
+            do {
+                let (started, cluster) = try await Batch.connect(ray: ray, python: python, stroll: rayStroll ?? executable, retries: rayRetries,
+                                                                 connectTimeout: rayConnectTimeout, directory: out, directoryExisted: outExisted)
                 if jobsOption == nil { jobs = max(1, cluster.cpus) }
                 FileHandle.standardOutput.write(Data("batch: on the Ray cluster at \(ray): \(cluster.nodes) nodes, \(cluster.cpus) CPUs (Ray \(cluster.version)); \(jobs) replays at a time\n".utf8))
-            case .failure(let error):
-                await started.finish()
-                printError("error: --ray \(ray): \(error.message)")
-                // Nothing ran: no driver log and, if this run made it, no output folder.
-                try? FileManager.default.removeItem(atPath: started.logPath)
-                if !outExisted, (try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true {
-                    try? FileManager.default.removeItem(atPath: out)
-                }
-                throw StrollExit.unavailable
+                executor = started
+            } catch {
+                throw failure("error: \(error.message)", StrollExit.unavailable)
             }
-            executor = started
         }
         var batch = Batch(walks: walks, directory: out, jobs: jobs, timeLimit: timeout, replayArguments: simulation.arguments, goldens: goldens,
                           executable: executable)
         batch.ray = executor
-        let shardDirectory = (out as NSString).appendingPathComponent(".shards")
         if let shardPlaces {
             do {
-                batch.shards = try ShardPlan.write(placeSet.places(inGroups: activeGroups), activeGroups: activeGroups, count: shardPlaces,
-                                                   placesRejected: placeSet.rejected.count, sortMode: simulation.sort ?? .distance, directory: shardDirectory)
+                try batch.shard(placeSet, activeGroups: activeGroups, count: shardPlaces, sortMode: simulation.sort ?? .distance)
             } catch {
-                printError("error: cannot write the shards in \(shardDirectory): \(error.localizedDescription)")
-                throw StrollExit.internalError
+                throw failure("error: \(error.message)", StrollExit.internalError)
             }
         }
-        defer { if shardPlaces != nil { try? FileManager.default.removeItem(atPath: shardDirectory) } }
+        defer { if shardPlaces != nil { try? FileManager.default.removeItem(atPath: batch.shardDirectory) } }
         let started = Date()
         let (interrupts, interrupt, sources) = Interrupts.stream()
         let failed = await batch.run(interrupts: interrupts)
@@ -214,8 +187,7 @@ struct BatchCommand: AsyncParsableCommand {
             do {
                 try TraceWriter.writeAtomically(batch.junitXML(seconds: Date().timeIntervalSince(started)), to: junit)
             } catch {
-                printError("error: cannot write \(junit): \(error.localizedDescription)")
-                throw StrollExit.internalError
+                throw failure("error: cannot write \(junit): \(error.localizedDescription)", StrollExit.internalError)
             }
         }
         if batch.items.contains(where: { $0.status == .cancelled }) { throw ExitCode(130) }

@@ -3,7 +3,6 @@ import BenchmarkWorkload
 import Foundation
 import Geodesy
 import Proximity
-import Replay
 import Traces
 
 struct BenchCommand: ParsableCommand {
@@ -91,8 +90,7 @@ struct BenchCommand: ParsableCommand {
         do {
             return try BenchmarkWorkload.walker(tracePath: path, minimum: 1000)
         } catch {
-            printError(error.description)
-            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            throw failure(error.description, error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
         }
     }
 
@@ -136,33 +134,11 @@ struct BenchCommand: ParsableCommand {
 
     /// The whole pipeline per delivered fix (PipelineBenchmark), over the bundled places or --places N.
     func pipeline() throws {
-        var set = PlaceSet()
-        var groups = Bundled.groups
-        if let n = placesOption {
-            (set, groups) = PipelineBenchmark.places(count: n, seed: seed)
-        } else {
-            for file in [Bundled.coffeeHouses, Bundled.lectureTheatres] {
-                do {
-                    set.merge(try PlaceSet.load(Bundled.path(file)))
-                } catch {
-                    printError(error.description)
-                    throw StrollExit.missingInput
-                }
-            }
-        }
-        let tracePath = trace ?? Bundled.path(Bundled.walk)
-        let walk: Trace
         do {
-            walk = try TraceReader.read(tracePath)
+            report(try PipelineBenchmark.run(tracePath: trace ?? Bundled.path(Bundled.walk), placeFiles: [Bundled.coffeeHouses, Bundled.lectureTheatres].map(Bundled.path),
+                                             groups: Bundled.groups, count: placesOption, seed: seed, progress: updated))
         } catch {
-            printError(error.description)
-            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
-        }
-        do {
-            report(try PipelineBenchmark.run(walk: walk, places: set, groups: groups, progress: updated))
-        } catch {
-            printError("error: \(error.description)")
-            throw StrollExit.badInput
+            throw failure(error.description, error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
         }
     }
 
@@ -170,27 +146,13 @@ struct BenchCommand: ParsableCommand {
         do {
             try TraceWriter.writeAtomically(text, to: path)
         } catch {
-            printError("error: cannot write \(path): \(error.localizedDescription)")
-            throw StrollExit.internalError
+            throw failure("error: cannot write \(path): \(error.localizedDescription)", StrollExit.internalError)
         }
     }
 
     func report(_ result: BenchmarkSamples) {
         progress.clear()
-        let mean = result.mean, p50 = result.percentile(0.5), p99 = result.percentile(0.99)
-        let perSecond = 1e6 / mean
         let threadsUsed = ProximityBenchmark.threadsUsed(variant: variant, places: count, threads: threads)
-        if json {
-            print(JSON.object([("variant", .string(variant)), ("places", .int(count)), ("updates", .int(result.samples.count)),
-                               ("p50_us", .number(p50)), ("p99_us", .number(p99)), ("mean_us", .number(mean)),
-                               ("updates_per_s", .number(perSecond)), ("build_ms", .number(result.buildMs)),
-                               ("bytes_per_place", .number(result.bytesPerPlace)), ("checksum", .number(result.checksum)), ("threads", .int(threadsUsed))]
-                              + (result.indexMs.map { [("index_ms", JSON.number($0))] } ?? [])).text)
-        } else {
-            print("\(variant) over \(count) places, \(result.samples.count) updates: "
-                  + String(format: "p50 %.2f µs, p99 %.2f µs, mean %.2f µs, %.0f updates/s; index built in %.1f ms (%.0f bytes/place)",
-                           p50, p99, mean, perSecond, result.buildMs, result.bytesPerPlace)
-                  + (result.indexMs.map { String(format: "; the index alone %.1f ms", $0) } ?? "") + (threadsUsed > 1 ? "; \(threadsUsed) threads" : ""))
-        }
+        print(json ? result.json(variant: variant, places: count, threads: threadsUsed).text : result.line(variant: variant, places: count, threads: threadsUsed))
     }
 }

@@ -1,16 +1,6 @@
 import ArgumentParser
-import Foundation
-import PlacesGeoPackage
-import PlacesOSM
-import PlacesPostGIS
 import PlaceSources
-import Geodesy
-import Logging
-import LocationSimulation
-import Map
-import Proximity
-import Replay
-import Traces
+import PlacesOSM
 
 extension SimulationOptions {
     /// How places are chosen from sources that hold more than places: the

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import PlacesGeoPackage
-import Proximity
-import Replay
-import Traces
+import Places
+import PlaceSources
 
 struct PlacesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,31 +42,8 @@ struct PlacesCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let set = try source.load()
-            var counts: [String: Int] = [:]
-            for p in set.places { counts[p.group, default: 0] += 1 }
-            let lats = set.places.map(\.coordinate.latitude), lons = set.places.map(\.coordinate.longitude)
-            var skipped: [(String, Int)] = []
-            for r in set.rejected {
-                let reason = r.reason.replacingOccurrences(of: "[0-9]+", with: "N", options: .regularExpression)
-                if let k = skipped.firstIndex(where: { $0.0 == reason }) { skipped[k].1 += 1 } else { skipped.append((reason, 1)) }
-            }
-            if json {
-                let bounds: JSON = set.places.isEmpty ? .null : .object([
-                    ("minLat", .number(lats.min() ?? 0)), ("minLon", .number(lons.min() ?? 0)),
-                    ("maxLat", .number(lats.max() ?? 0)), ("maxLon", .number(lons.max() ?? 0)),
-                ])
-                print(JSON.object([("count", .int(set.places.count)), ("groups", .object(set.groups.map { ($0, .int(counts[$0] ?? 0)) })),
-                                   ("bounds", bounds), ("skipped", .array(skipped.map { .object([("reason", .string($0.0)), ("count", .int($0.1))]) }))]).text)
-                return
-            }
-            print("places      \(set.places.count)")
-            for g in set.groups { print("  \(g): \(counts[g] ?? 0)") }
-            if let minLat = lats.min(), let maxLat = lats.max(), let minLon = lons.min(), let maxLon = lons.max() {
-                print("bounds      \(minLat), \(minLon) to \(maxLat), \(maxLon)")
-            }
-            print("skipped     \(set.rejected.count)")
-            for r in set.rejected { print("  \(r.entry): \(r.reason)") }
+            let stats = PlaceStatistics(try source.load())
+            print(json ? stats.json.text : stats.table)
         }
     }
 
@@ -96,14 +71,12 @@ struct PlacesCommand: ParsableCommand {
         @Option(help: ArgumentHelp("json, csv, geojson or gpkg.", valueName: "FORMAT"))
         var to: String?
 
-        static let formats = ["json", "csv", "geojson", "gpkg"]
-
-        var format: String? {
-            to ?? [(GeoPackagePlaces.split(output).path as NSString).pathExtension.lowercased()].first { Self.formats.contains($0) }
+        var format: PlaceSources.OutputFormat? {
+            to.map { PlaceSources.OutputFormat(rawValue: $0) } ?? PlaceSources.OutputFormat(fileName: output)
         }
 
         func validate() throws {
-            guard let format, Self.formats.contains(format) else {
+            guard format != nil else {
                 throw ValidationError(to.map { "--to must be json, csv, geojson or gpkg, not \($0)" } ?? "cannot tell the format from \(output)'s extension; name it with --to")
             }
         }
@@ -111,30 +84,14 @@ struct PlacesCommand: ParsableCommand {
         func run() throws {
             let set = try source.load()
             for r in set.rejected { printError("warning: \(r.description)") }
-            if format == "gpkg" {
-                let (path, layer) = GeoPackagePlaces.split(output)
-                do {
-                    try GeoPackageWriter.write(set.places, layer: layer ?? "places", to: path)
-                } catch {
-                    printError("error: \(error.description)")
-                    throw StrollExit.missingInput
-                }
-                print("wrote \(path) (gpkg): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
-                return
-            }
-            let text: String
-            switch format {
-            case "csv": text = PlaceWriter.csv(set.places)
-            case "geojson": text = PlaceWriter.geoJSON(set.places)
-            default: text = PlaceWriter.json(set.places)
-            }
+            guard let format else { throw StrollExit.usage }
+            let path: String
             do {
-                try TraceWriter.writeAtomically(text, to: output)
+                path = try PlaceSources.write(set.places, as: format, to: output)
             } catch {
-                printError("error: cannot write \(output): \(error.localizedDescription)")
-                throw StrollExit.missingInput
+                throw failure(error.message, StrollExit.missingInput)
             }
-            print("wrote \(output) (\(format ?? "")): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
+            print("wrote \(path) (\(format.rawValue)): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
         }
     }
 }

@@ -55,8 +55,8 @@ final class ProgressLine: Sendable {
         update {
             let elapsed = self.elapsed
             let share = total > 0 ? min(1, done / total) : 0
-            let left = share > 0 && share < 1 ? ", about \(EventWriter.clock(elapsed / share - elapsed)) left" : ""
-            return "\(what) \(unit(done)) of \(unit(total)) (\(Int(share * 100)) %), elapsed \(EventWriter.clock(elapsed))\(left)"
+            let left = share > 0 && share < 1 ? ", about \(ElapsedTime.clock(elapsed / share - elapsed)) left" : ""
+            return "\(what) \(unit(done)) of \(unit(total)) (\(Int(share * 100)) %), elapsed \(ElapsedTime.clock(elapsed))\(left)"
         }
     }
 

@@ -1,10 +1,6 @@
 import ArgumentParser
 import Foundation
-import Geodesy
-import LocationSimulation
-import Map
 import Proximity
-import Traces
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

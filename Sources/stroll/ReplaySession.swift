@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import Geodesy
 import LocationSimulation
 import Logging
-import Map
 import Proximity
 import Replay
 import RunFiles
@@ -49,14 +47,13 @@ struct ReplaySession {
             replay = try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,
                                 about: "stroll replay \((inputs.tracePath as NSString).lastPathComponent), groups \(inputs.activeGroups.joined(separator: ", "))")
         } catch {
-            printError("error: \(error.description)")
-            throw StrollExit.usage
+            throw failure("error: \(error.description)", StrollExit.usage)
         }
         let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         var report = RunReport(trace: inputs.trace)
-        out.begin(trace: (inputs.tracePath as NSString).lastPathComponent, groups: inputs.activeGroups, places: replay.places.count, notes: replay.notes)
-        out.duration = replay.endTime - replay.startTime
-        out.startTime = replay.startTime
+        out.begin(trace: (inputs.tracePath as NSString).lastPathComponent, places: replay.places.count, notes: replay.notes)
+        out.text.duration = replay.endTime - replay.startTime
+        out.text.startTime = replay.startTime
         if command.realtime {
             var pacer = RealTimeClock(speed: command.speed).makePacer(start: replay.startTime)
             while let event = try await replay.next(pacedBy: &pacer) { record(event, into: &report, names: names) }
@@ -69,13 +66,8 @@ struct ReplaySession {
         report.selected = replay.map.selected
         try writeOutputs(report, active: replay.places)
         if let statePath = command.state {
-            let (before, _) = RememberedState.load(statePath)
-            var state = before
-            state.selected = replay.map.selected
-            state.sortMode = sortMode
-            state.group = inputs.activeGroups.first
             do {
-                try state.save(statePath)
+                try RememberedState.remember(selected: replay.map.selected, sortMode: sortMode, group: inputs.activeGroups.first, at: statePath)
             } catch {
                 printError("warning: cannot write the state file \(statePath): \(error.localizedDescription)")
             }
@@ -84,8 +76,7 @@ struct ReplaySession {
             do {
                 try replay.golden.write(to: path)
             } catch {
-                printError("error: cannot write \(path): \(error.localizedDescription)")
-                throw StrollExit.internalError
+                throw failure("error: cannot write \(path): \(error.localizedDescription)", StrollExit.internalError)
             }
         }
         if let path = command.verify {
@@ -93,12 +84,10 @@ struct ReplaySession {
             do {
                 expected = try GoldenTimeline.read(path)
             } catch {
-                printError("error: cannot read golden timeline \(path): \(error.localizedDescription)")
-                throw FileManager.default.fileExists(atPath: path) ? StrollExit.badInput : StrollExit.missingInput
+                throw failure("error: cannot read golden timeline \(path): \(error.localizedDescription)", FileManager.default.fileExists(atPath: path) ? StrollExit.badInput : StrollExit.missingInput)
             }
             if let divergence = expected.firstDivergence(from: replay.golden, names: names) {
-                printError("verify: \(path): \(divergence)")
-                throw StrollExit.checkFailed
+                throw failure("verify: \(path): \(divergence)", StrollExit.checkFailed)
             }
             printError("verify: \(path): \(replay.golden.entries.count) order changes match")
         }
@@ -119,8 +108,7 @@ struct ReplaySession {
         do {
             for path in try files.write(report, places: active, distanceFilter: command.simulation.settings.distanceFilter) { log.debug("wrote \(path)") }
         } catch {
-            printError("error: cannot write output: \(error.localizedDescription)")
-            throw StrollExit.internalError
+            throw failure("error: cannot write output: \(error.localizedDescription)", StrollExit.internalError)
         }
     }
 }

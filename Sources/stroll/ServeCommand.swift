@@ -2,10 +2,8 @@ import ArgumentParser
 import Foundation
 import LocationSimulation
 import Logging
-import Proximity
 import Replay
 import Serve
-import Traces
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,8 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             first = try makeReplay()
         } catch {
-            printError("error: \(error)")
-            throw StrollExit.usage
+            throw failure("error: \(error)", StrollExit.usage)
         }
         let map = RunMap(report: RunReport(trace: inputs.trace), places: first.places, distanceFilter: simulation.settings.distanceFilter)
         var settings = LiveServer.Configuration(
@@ -98,45 +95,22 @@ struct ServeCommand: AsyncParsableCommand {
                 printError(line)
             }
         } catch {
-            printError("error: \(error.description)")
-            throw error.isAddressInUse ? StrollExit.unavailable : StrollExit.usage
+            throw failure("error: \(error.description)", error.isAddressInUse ? StrollExit.unavailable : StrollExit.usage)
         }
         // Written at once (not buffered): scripts and tests read the addresses from here.
-        var banner = ""
-        for (service, address) in [("gpsd", server.gpsdAddress), ("nmea", server.nmeaAddress), ("http", server.httpAddress)] {
-            guard let address else { continue }
-            banner += "serving \(service) on \(address)\(service == "http" ? " (http://\(address)/)" : "")\n"
-        }
-        banner += "replaying \(name) at \(speed)x against \(first.places.count) places\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
+        let banner = server.banner
+            + "replaying \(name) at \(speed)x against \(first.places.count) places\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
         let (interrupts, interrupt, sources) = Interrupts.stream()
         defer { sources.forEach { $0.cancel() } }
-        let speed = speed, loop = loop, waitForClients = waitForClients
-        let outcome: String = await withTaskGroup(of: String.self) { group in
-            group.addTask {
-                do {
-                    let walks = try await LiveRun.run(server: server, speed: speed, control: control, loop: loop, waitForClients: waitForClients, makeReplay: makeReplay)
-                    return "the walk ended (\(walks) played)"
-                } catch is CancellationError {
-                    return "stopped"
-                } catch {
-                    return "error: \(error)"
-                }
-            }
-            group.addTask {
-                for await _ in interrupts { return "stopped by a signal" }
-                return "stopped"
-            }
-            let first = await group.next() ?? "stopped"
-            group.cancelAll()
-            interrupt.finish()
-            return first
-        }
+        let outcome = await LiveRun.run(server: server, speed: speed, control: control, loop: loop, waitForClients: waitForClients,
+                                        until: interrupts, makeReplay: makeReplay)
+        interrupt.finish()
         await server.shutdown()
         let dropped = server.droppedClients
         FileHandle.standardOutput.write(Data("\(outcome); \(dropped) slow clients dropped\n".utf8))
-        if outcome.hasPrefix("error") { throw StrollExit.internalError }
+        if case .failed = outcome { throw StrollExit.internalError }
     }
 }
 

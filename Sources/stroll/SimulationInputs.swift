@@ -1,13 +1,8 @@
 import ArgumentParser
 import Foundation
-import PlacesGeoPackage
-import PlacesOSM
-import PlacesPostGIS
-import PlaceSources
-import Geodesy
 import Logging
 import LocationSimulation
-import Map
+import PlaceSources
 import Proximity
 import Replay
 import Traces
@@ -55,22 +50,17 @@ extension SimulationOptions {
         for r in set.rejected { printError("warning: \(r.description)") }
         log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
         let activeGroups: [String]
-        if groups.isEmpty {
-            activeGroups = places.isEmpty ? Bundled.groups.filter { set.groups.contains($0) } : set.groups
-        } else {
-            for g in groups where !set.groups.contains(g) {
-                printError("error: unknown group \"\(g)\"; the groups are: \(set.groups.joined(separator: ", "))")
-                throw StrollExit.usage
-            }
-            activeGroups = groups
+        do {
+            activeGroups = try set.groups(chosen: groups, defaults: places.isEmpty ? Bundled.groups : nil)
+        } catch {
+            throw failure("error: \(error)", StrollExit.usage)
         }
         let monitored: [MonitoredRegion]
         if let file = regions {
             do {
                 monitored = try MonitoredRegion.loadGeoJSON(file)
             } catch {
-                printError(error.description)
-                throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+                throw failure(error.description, error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
             }
         } else {
             monitored = []
@@ -81,8 +71,7 @@ extension SimulationOptions {
             do {
                 selectID = try Replay.resolve(wanted, among: active)
             } catch {
-                printError("error: \(error.description)")
-                throw StrollExit.usage
+                throw failure("error: \(error.description)", StrollExit.usage)
             }
         }
         return (set, activeGroups, monitored, selectID)
@@ -104,8 +93,7 @@ extension SimulationOptions {
             for note in notes { printError(note) }
             return set
         } catch {
-            printError(error.message)
-            throw exitCode(error.kind)
+            throw failure(error.message, exitCode(error.kind))
         }
     }
 }

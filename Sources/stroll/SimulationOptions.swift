@@ -1,11 +1,5 @@
 import ArgumentParser
 import Foundation
-import PlacesGeoPackage
-import PlacesOSM
-import PlacesPostGIS
-import PlaceSources
-import Geodesy
-import Logging
 import LocationSimulation
 import Map
 import Proximity
@@ -143,8 +137,7 @@ struct SimulationOptions: ParsableArguments {
         do {
             return try EnvironmentArea.loadGeoJSON(file)
         } catch {
-            printError("error: \(error.description)")
-            throw error.unreadable ? StrollExit.missingInput : StrollExit.badInput
+            throw failure("error: \(error.description)", error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
         }
     }
 }

@@ -38,8 +38,7 @@ struct TraceCommand: ParsableCommand {
                 stats = try TraceStatistics.read(file, progress: progress.reading(file))
             } catch {
                 progress.clear()
-                printError(error.description)
-                throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+                throw failure(error.description, error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
             }
             progress.clear()
             print(json ? stats.json.text : stats.table)
@@ -97,49 +96,32 @@ extension TraceCommand {
                 trace = try TraceReader.read(input, progress: progress.reading(input))
             } catch {
                 progress.clear()
-                printError(error.description)
-                throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+                throw failure(error.description, error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
             }
             progress.clear()
             for rejection in trace.rejected { printError("\(input):\(rejection.line): rejected: \(rejection.reason)") }
             if delivered {
-                guard var simulator = try? LocationSimulator(trace: trace) else { throw StrollExit.badInput }
-                var fixes: [Fix] = []
-                // On a terminal: how far through the walk's time the replay is.
-                let first = trace.replaySegments.first?.fixes.first?.time, last = trace.replaySegments.last?.fixes.last?.time
-                while let event = simulator.next() {
-                    if progress.live, case .location(let l) = event, let first, let last {
-                        progress.update("replaying \((input as NSString).lastPathComponent):", done: l.timestamp - first, of: last - first) { EventWriter.clock($0) }
+                do {
+                    trace = try LocationSimulator.delivered(trace) { done, of in
+                        if progress.live { progress.update("replaying \((input as NSString).lastPathComponent):", done: done, of: of) { ElapsedTime.clock($0) } }
                     }
-                    if case .location(let l) = event {
-                        var fix = Fix(coordinate: l.coordinate, line: l.sourceLine ?? 0)
-                        fix.time = l.timestamp
-                        fix.elevation = l.verticalAccuracy > 0 ? l.altitude : nil
-                        fix.horizontalAccuracy = l.horizontalAccuracy
-                        fix.speed = l.speed >= 0 ? l.speed : nil
-                        fix.course = l.course >= 0 ? l.course : nil
-                        fixes.append(fix)
-                    } else if case .error(let e, _) = event, e.code == .badInput {
-                        printError("\(input): \(e.message)")
-                        throw StrollExit.badInput
-                    }
+                } catch {
+                    progress.clear()
+                    throw failure("\(input): \(error.message)", StrollExit.badInput)
                 }
-                trace = Trace(format: trace.format, name: trace.name, tracks: [Track(name: trace.name, segments: [Segment(fixes: fixes)])])
                 progress.clear()
             }
             progress.phase { "writing \((output as NSString).lastPathComponent) (\(format.rawValue)), \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) points" }
+            let points: Int
             do {
-                try TraceWriter.data(trace, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
+                let (written, leftOut) = try TraceWriter.write(trace, as: format, to: output)
+                progress.clear()
+                if leftOut > 0 { printError("warning: \(leftOut) fixes without a time were left out: NMEA needs a time for every fix") }
+                points = written
             } catch {
                 progress.clear()
-                printError("error: cannot write \(output): \(error.localizedDescription)")
-                throw StrollExit.missingInput
+                throw failure("error: cannot write \(output): \(error.localizedDescription)", StrollExit.missingInput)
             }
-            progress.clear()
-            if format == .nmea, TraceWriter.nmeaUntimed(trace) > 0 {
-                printError("warning: \(TraceWriter.nmeaUntimed(trace)) fixes without a time were left out: NMEA needs a time for every fix")
-            }
-            let points = trace.replaySegments.map(\.fixes.count).reduce(0, +) - (format == .nmea ? TraceWriter.nmeaUntimed(trace) : 0)
             print("wrote \(output) (\(format.rawValue)): \(points) points\(trace.rejected.isEmpty ? "" : ", \(trace.rejected.count) rejected on reading")")
         }
     }

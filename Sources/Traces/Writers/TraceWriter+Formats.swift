@@ -164,11 +164,19 @@ extension TraceWriter {
         return out
     }
 
+    /// Writes `trace` to `path` atomically as `format`; returns the points
+    /// written and those left out (NMEA needs a time for every fix).
+    @discardableResult
+    public static func write(_ trace: Trace, as format: OutputFormat, to path: String) throws -> (written: Int, leftOut: Int) {
+        try data(trace, as: format).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let leftOut = format == .nmea ? nmeaUntimed(trace) : 0
+        return (trace.replaySegments.map(\.fixes.count).reduce(0, +) - leftOut, leftOut)
+    }
+
     /// How many fixes ``nmea(_:)`` leaves out for want of a time.
     public static func nmeaUntimed(_ trace: Trace) -> Int {
         trace.replaySegments.reduce(0) { $0 + $1.fixes.filter { $0.time == nil }.count }
     }
-
 
     /// Xcode's location GPX: every replayed fix as a `wpt` with its time, in order.
     public static func xcodeGPX(_ trace: Trace) -> String {
