@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The device behind every `CLLocationManager`: what a phone's location
-/// stack does. StrollSimulation's `Simulation` is one; with none installed a
+/// stack does. StrollSimulation's `SimulatedDevice` is one; with none installed a
 /// manager reports `CLError.locationUnknown`. Everything here runs on the main
 /// actor, where the callbacks arrive.
 @MainActor

@@ -42,11 +42,11 @@ struct AppCodeTests {
     @Test("a plain NSObject delegate records the walk; its last fix is the walk's last delivered fix")
     @MainActor
     func recordsTheWalk() async throws {
-        Simulation.current = try Simulation(trace: path("traces/pier-head-to-guild.gpx"), authorization: .notDetermined)
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path("traces/pier-head-to-guild.gpx"), authorization: .notDetermined)
+        defer { SimulatedDevice.current = nil }
         let recorder = TripRecorder()
         recorder.begin()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         // What Stroll's own simulator delivers for the walk with the recorder's settings.
         var simulator = try LocationSimulator(trace: try TraceReader.read(path("traces/pier-head-to-guild.gpx")))
         let expected = simulator.run().compactMap { event -> Location? in

@@ -72,12 +72,12 @@ struct CoreLocationTests {
 
     @Test("a delegate gets the walk's delivered fixes in order; the last is the walk's last delivered fix")
     func deliveries() async throws {
-        Simulation.current = try Simulation(trace: path(walk))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
         let tracker = WalkTracker()
         tracker.manager.requestWhenInUseAuthorization()
         tracker.manager.startUpdatingLocation()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         let expected = try delivered(walk, distanceFilter: 25)
         #expect(tracker.locations.count == expected.count)
         #expect(zip(tracker.locations, expected).allSatisfy { same($0, $1) })
@@ -89,11 +89,11 @@ struct CoreLocationTests {
     @Test("a receiver in an urban canyon: the delegate gets the warm-up's 1414 m fix first, kCLErrorLocationUnknown for each outage, and exactly the fixes Stroll's simulator delivers with that sensor")
     func urbanCanyon() async throws {
         let sensor = SensorOptions(noise: .gaussMarkov, seed: 7, environment: .urbanCanyon, warmUp: .ios)
-        Simulation.current = try Simulation(trace: path(walk), sensor: sensor)
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk), sensor: sensor)
+        defer { SimulatedDevice.current = nil }
         let tracker = WalkTracker()
         tracker.manager.startUpdatingLocation()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         var simulator = try LocationSimulator(trace: try TraceReader.read(path(walk)), settings: LocationSettings(), sensor: sensor)
         let expected = simulator.run().compactMap { if case .location(let l) = $0 { return l } else { return nil } }
         #expect(tracker.locations.count == expected.count)
@@ -105,12 +105,12 @@ struct CoreLocationTests {
 
     @Test("two managers with 25 m and 100 m filters receive different deliveries, each its own filter's")
     func twoFilters() async throws {
-        Simulation.current = try Simulation(trace: path(walk))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
         let near = WalkTracker(distanceFilter: 25), far = WalkTracker(distanceFilter: 100)
         near.manager.startUpdatingLocation()
         far.manager.startUpdatingLocation()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         let expectedNear = try delivered(walk, distanceFilter: 25), expectedFar = try delivered(walk, distanceFilter: 100)
         #expect(near.locations.count == expectedNear.count && far.locations.count == expectedFar.count)
         #expect(far.locations.count < near.locations.count)
@@ -120,9 +120,9 @@ struct CoreLocationTests {
 
     @Test("advance(by:) steps the walk: only the fixes due so far arrive, then the rest")
     func stepping() async throws {
-        let simulation = try Simulation(trace: path(walk))
-        Simulation.current = simulation
-        defer { Simulation.current = nil }
+        let simulation = try SimulatedDevice(trace: path(walk))
+        SimulatedDevice.current = simulation
+        defer { SimulatedDevice.current = nil }
         let tracker = WalkTracker()
         tracker.manager.startUpdatingLocation()
         await simulation.advance(by: 120)
@@ -136,7 +136,7 @@ struct CoreLocationTests {
 
     @Test("with no simulation installed the delegate gets CLError.locationUnknown, not a crash")
     func noDevice() {
-        Simulation.current = nil
+        SimulatedDevice.current = nil
         let tracker = WalkTracker()
         tracker.manager.startUpdatingLocation()
         #expect(tracker.errors.map(\.code) == [.locationUnknown])
@@ -146,11 +146,11 @@ struct CoreLocationTests {
 
     @Test("authorization denied: .denied to the delegate and no fixes")
     func denied() async throws {
-        Simulation.current = try Simulation(trace: path(walk), authorization: .denied)
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk), authorization: .denied)
+        defer { SimulatedDevice.current = nil }
         let tracker = WalkTracker()
         tracker.manager.startUpdatingLocation()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(tracker.errors.map(\.code) == [.denied])
         #expect(tracker.locations.isEmpty)
         #expect((tracker.errors.first as (any Error)?).map { ($0 as NSError).domain } == kCLErrorDomain)
@@ -158,37 +158,37 @@ struct CoreLocationTests {
 
     @Test("a prompt is answered as configured: the change is reported, then fixes flow; a refusal stops them")
     func prompt() async throws {
-        Simulation.current = try Simulation(trace: path(walk), authorization: .notDetermined, answer: .authorizedWhenInUse)
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk), authorization: .notDetermined, answer: .authorizedWhenInUse)
         let tracker = WalkTracker()
         tracker.manager.startUpdatingLocation()
         tracker.manager.requestWhenInUseAuthorization()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(tracker.authorizationChanges == [.notDetermined, .authorizedWhenInUse])
         let expected = try delivered(walk, distanceFilter: 25)
         #expect(tracker.locations.count == expected.count)
 
-        Simulation.current = try Simulation(trace: path(walk), authorization: .notDetermined, answer: .denied)
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk), authorization: .notDetermined, answer: .denied)
+        defer { SimulatedDevice.current = nil }
         let refused = WalkTracker()
         refused.manager.requestWhenInUseAuthorization()
         refused.manager.startUpdatingLocation()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(refused.authorizationChanges == [.notDetermined, .denied])
         #expect(refused.errors.map(\.code) == [.denied] && refused.locations.isEmpty)
 
         // Started before asking: the refusal stops it with `.denied` too.
-        Simulation.current = try Simulation(trace: path(walk), authorization: .notDetermined, answer: .denied)
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk), authorization: .notDetermined, answer: .denied)
         let early = WalkTracker()
         early.manager.startUpdatingLocation()
         early.manager.requestWhenInUseAuthorization()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(early.errors.map(\.code) == [.denied] && early.locations.isEmpty)
     }
 
-    @Test("a missing trace throws from Simulation(trace:), naming the file")
+    @Test("a missing trace throws from SimulatedDevice(trace:), naming the file")
     func missingTrace() {
         #expect {
-            _ = try Simulation(trace: "/nonexistent/walk.gpx")
+            _ = try SimulatedDevice(trace: "/nonexistent/walk.gpx")
         } throws: { error in
             "\(error)".contains("/nonexistent/walk.gpx")
         }
@@ -196,8 +196,8 @@ struct CoreLocationTests {
 
     @Test("circular regions: the walk leaves the one at its start and enters the one at its end, once each")
     func regions() async throws {
-        Simulation.current = try Simulation(trace: path(walk))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
         let fixes = try delivered(walk, distanceFilter: 25)
         let end = try #require(fixes.last), start = try #require(fixes.first)
         let tracker = WalkTracker()
@@ -208,21 +208,21 @@ struct CoreLocationTests {
         tracker.manager.startMonitoring(for: departure)
         tracker.manager.startMonitoring(for: region)
         #expect(tracker.manager.monitoredRegions.contains(region))
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(tracker.regionEvents == ["exit departure", "enter arrival"])
     }
 
     @Test("CLLocationUpdate.liveUpdates() yields every fix, unfiltered, and ends with the walk")
     func liveUpdates() async throws {
-        Simulation.current = try Simulation(trace: path(walk))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
         let updates = CLLocationUpdate.liveUpdates()
         let reader = Task { @MainActor in
             var n = 0
             for try await update in updates where update.location != nil { n += 1 }
             return n
         }
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         let expected = try delivered(walk, distanceFilter: -1, desiredAccuracy: -1)
         #expect(try await reader.value == expected.count)
     }

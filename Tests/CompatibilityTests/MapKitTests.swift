@@ -81,9 +81,9 @@ struct MapKitTests {
 
     @Test("showsUserLocation follows the simulated walk; tracking mode .follow keeps the map centred on it")
     func userLocation() async throws {
-        let simulation = try Simulation(trace: path("traces/campus-loop.gpx"))
-        Simulation.current = simulation
-        defer { Simulation.current = nil }
+        let simulation = try SimulatedDevice(trace: path("traces/campus-loop.gpx"))
+        SimulatedDevice.current = simulation
+        defer { SimulatedDevice.current = nil }
         let map = MKMapView()
         let recorder = MapRecorder()
         map.delegate = recorder

@@ -125,3 +125,26 @@ struct DeliveryTests {
 private func microseconds(_ d: Duration) -> Int {
     Int((Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12).rounded())
 }
+
+@Suite("The delivered fixes as a trace")
+struct DeliveredTraceTests {
+    @Test("a trace of the fixes a replay delivers: their positions, times, accuracy, speed and course, in one segment")
+    func deliveredTrace() throws {
+        let trace = try TraceReader.read(path("traces/pier-head-to-guild.gpx"))
+        var simulator = try LocationSimulator(trace: trace)
+        let delivered = simulator.run().compactMap { if case .location(let l) = $0 { return l } else { return nil } }
+        var told: [Double] = []
+        let written = try LocationSimulator.delivered(trace) { done, of in told.append(done / of) }
+        let fixes = written.replaySegments.flatMap(\.fixes)
+        #expect(written.replaySegments.count == 1 && fixes.count == delivered.count && fixes.count > 10)
+        #expect(fixes.map(\.coordinate) == delivered.map(\.coordinate))
+        #expect(fixes.map(\.time) == delivered.map(\.timestamp))
+        #expect(fixes.map(\.horizontalAccuracy) == delivered.map(\.horizontalAccuracy))
+        #expect(fixes.map(\.speed) == delivered.map { $0.speed >= 0 ? $0.speed : nil })
+        #expect(told.count == delivered.count && told == told.sorted() && (told.last ?? 2) <= 1)
+        // A distance filter of none delivers every generated fix: more than 25 m gives.
+        var every = LocationSettings()
+        every.distanceFilter = distanceFilterNone
+        #expect(try LocationSimulator.delivered(trace, settings: every).replaySegments.flatMap(\.fixes).count > fixes.count)
+    }
+}

@@ -39,4 +39,44 @@ struct PlaceSourcesTests {
         let uri = #expect(throws: PlaceSources.Failure.self) { try PlaceSources.load("postgresql://ann:secret@h:99999/db?table=t") }
         #expect(uri?.kind == .usage && uri?.message.contains("secret") == false)
     }
+
+    @Test("every place format written reads back as the same places; the format is told by the name; statistics count groups, bounds and skips")
+    func writeAndCount() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stroll-write-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = try PlaceSources.load(fixture("CityCycleRideLocations.plist")).places
+        for format in PlaceSources.OutputFormat.allCases {
+            let name = dir.appendingPathComponent("places.\(format.rawValue)").path + (format == .gpkg ? "#stations" : "")
+            #expect(PlaceSources.OutputFormat(fileName: name) == format)
+            let written = try PlaceSources.write(source.places, as: format, to: name)
+            #expect(written == (format == .gpkg ? String(name.dropLast("#stations".count)) : name))
+            let back = try PlaceSources.load(name).places
+            #expect(back.places.map(\.id) == source.places.map(\.id), "\(format)")
+            #expect(back.places.map(\.coordinate) == source.places.map(\.coordinate), "\(format)")
+            #expect(back.places.map(\.group) == source.places.map(\.group), "\(format)")
+        }
+        #expect(PlaceSources.OutputFormat(fileName: "places.txt") == nil)
+        let unwritable = #expect(throws: PlaceSources.Failure.self) { try PlaceSources.write(source.places, as: .csv, to: "/nonexistent/dir/p.csv") }
+        #expect(unwritable?.message.contains("/nonexistent/dir/p.csv") == true)
+
+        let stats = PlaceStatistics(source)
+        #expect(stats.count == source.places.count)
+        #expect(stats.groups.map(\.name) == ["liverpool", "cupertino"])
+        #expect(stats.groups.map(\.count).reduce(0, +) == stats.count)
+        let lats = source.places.map(\.coordinate.latitude)
+        #expect(stats.bounds?.minLatitude == lats.min() && stats.bounds?.maxLatitude == lats.max())
+        let empty = PlaceStatistics(PlaceSet())
+        #expect(empty.bounds == nil && empty.json.text.contains("\"bounds\":null"))
+    }
+
+    @Test("the groups a replay ranks: those chosen (an unknown one is an error naming the set's groups), else the defaults the set has, else all")
+    func groups() throws {
+        let set = try PlaceSources.load(fixture("CityCycleRideLocations.plist")).places
+        #expect(try set.groups(chosen: ["cupertino"]) == ["cupertino"])
+        #expect(try set.groups(chosen: [], defaults: ["liverpool", "lecture-theatres"]) == ["liverpool"])
+        #expect(try set.groups(chosen: []) == set.groups)
+        let unknown = #expect(throws: PlaceSet.UnknownGroup.self) { try set.groups(chosen: ["paris"]) }
+        #expect(unknown?.description == "unknown group \"paris\"; the groups are: liverpool, cupertino")
+    }
 }

@@ -26,15 +26,15 @@ func expectedLiverpool(_ walk: String) throws -> (changes: Int, samples: [Int: [
 struct CoffeeShopTests {
     @Test("the list re-sorts on every update exactly as the independent replay says: Leaf first at the station, Costa Coffee at the campus")
     func listAlongTheWalk() async throws {
-        Simulation.current = try Simulation(trace: walk("lime-street-to-campus"))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: walk("lime-street-to-campus"))
+        defer { SimulatedDevice.current = nil }
         let app = CoffeeShopViewModel()
         app.choose(group: "liverpool")
         var orders: [[String]] = []
         let recorder = ListRecorder(app: app) { orders.append($0) }
         app.locationManager.delegate = recorder
         app.start()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         let (changes, samples) = try expectedLiverpool("lime-street-to-campus")
         #expect(app.orderChanges == changes + 1)
         #expect(!samples.isEmpty)
@@ -48,11 +48,11 @@ struct CoffeeShopTests {
 
     @Test("choosing a coffee house centres the map on its pin, keeps the zoom and selects it")
     func selection() async throws {
-        Simulation.current = try Simulation(trace: walk("lime-street-to-campus"))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: walk("lime-street-to-campus"))
+        defer { SimulatedDevice.current = nil }
         let app = CoffeeShopViewModel()
         app.start()
-        await Simulation.current?.advance(by: 30)
+        await SimulatedDevice.current?.advance(by: 30)
         app.choose(group: "liverpool")
         let span = app.mapView.region.span
         let leaf = try #require(app.shops.first { $0.name == "Leaf" })
@@ -67,10 +67,10 @@ struct CoffeeShopTests {
 
     @Test("two managers, 25 m and 100 m filters: different deliveries from the same walk")
     func twoFilters() async throws {
-        Simulation.current = try Simulation(trace: walk("lime-street-to-campus"))
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: walk("lime-street-to-campus"))
+        defer { SimulatedDevice.current = nil }
         let near = Counter(filter: 25), far = Counter(filter: 100)
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         #expect(near.fixes.count > far.fixes.count && far.fixes.count > 1)
         #expect(zip(far.fixes, far.fixes.dropFirst()).allSatisfy { $0.distance(from: $1) >= 100 })
         #expect(zip(near.fixes, near.fixes.dropFirst()).contains { $0.distance(from: $1) < 100 })

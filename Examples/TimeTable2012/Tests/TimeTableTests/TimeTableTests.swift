@@ -13,8 +13,8 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 struct TimeTableTests {
     @Test("the day's remaining theatres re-sort as the independent GeographicLib replay says")
     func remainingTheatres() async throws {
-        Simulation.current = try Simulation(trace: root.appendingPathComponent("traces/campus-loop.gpx").path)
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: root.appendingPathComponent("traces/campus-loop.gpx").path)
+        defer { SimulatedDevice.current = nil }
         let app = TimetableViewModel(timetable: try Timetable.bundled())
         app.day = 0
         app.time = "10:00"
@@ -28,7 +28,7 @@ struct TimeTableTests {
         counter.app = app
         app.locationManager.delegate = counter
         app.startWalking()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
         let data = try Data(contentsOf: root.appendingPathComponent("Tests/ScenariosTests/Expected/expected-timetable.json"))
         let expected = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let want = try #require(expected["changes"] as? [[String: Any]])

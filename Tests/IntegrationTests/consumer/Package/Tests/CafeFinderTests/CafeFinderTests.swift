@@ -24,10 +24,10 @@ func walk() throws -> String {
 struct CafeFinderTests {
     @Test("after the walk Costa Coffee is nearest, the list is sorted and the map is centred on the last location")
     func afterTheWalk() async throws {
-        Simulation.current = try Simulation(trace: walk())
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: walk())
+        defer { SimulatedDevice.current = nil }
         let model = CafeFinderViewModel()
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
 
         #expect(model.locationsReceived > 20)
         #expect(model.nearest == "Costa Coffee")
@@ -47,26 +47,26 @@ struct CafeFinderTests {
 
     @Test("halfway there, after three minutes, the nearest is not yet Costa Coffee")
     func halfway() async throws {
-        Simulation.current = try Simulation(trace: walk())
-        defer { Simulation.current = nil }
+        SimulatedDevice.current = try SimulatedDevice(trace: walk())
+        defer { SimulatedDevice.current = nil }
         let model = CafeFinderViewModel()
-        await Simulation.current?.advance(by: 180)
+        await SimulatedDevice.current?.advance(by: 180)
         #expect(model.locationsReceived > 0)
         #expect(model.nearest != nil && model.nearest != "Costa Coffee")
     }
 
     @Test("the nearest coffee house changes as Stroll's own replay of the walk says: Leaf, Cafe Time, 07 Cafe Bar, Costa Coffee")
     func agreesWithStrollsReplay() async throws {
-        Simulation.current = try Simulation(trace: walk())
-        defer { Simulation.current = nil }
-        let startTime = try #require(Simulation.current).startTime
+        SimulatedDevice.current = try SimulatedDevice(trace: walk())
+        defer { SimulatedDevice.current = nil }
+        let startTime = try #require(SimulatedDevice.current).startTime
         let model = CafeFinderViewModel()
         var nearestChanges: [(time: Date, name: String)] = []
         model.onRowsChange = { rows in
             guard let last = model.lastLocation, let name = rows.first?.name, nearestChanges.last?.name != name else { return }
             nearestChanges.append((last.timestamp, name))
         }
-        await Simulation.current?.run()
+        await SimulatedDevice.current?.run()
 
         // The same pins through Stroll's replay engine, with the same location settings (10 m, 25 m filter).
         let places = try model.cafes.enumerated().map { index, pin in

@@ -9,9 +9,9 @@ import Traces
 /// `CLLocationManager` in the process is on.
 ///
 /// ```swift
-/// Simulation.current = try Simulation(trace: "traces/lime-street-to-campus.gpx")
+/// SimulatedDevice.current = try SimulatedDevice(trace: "traces/lime-street-to-campus.gpx")
 /// let app = MyViewModel()              // makes a CLLocationManager, starts updates
-/// await Simulation.current?.run()      // the whole walk, in virtual time
+/// await SimulatedDevice.current?.run() // the whole walk, in virtual time
 /// ```
 ///
 /// Every manager that has started updates gets the device's fixes with its own
@@ -21,9 +21,9 @@ import Traces
 /// order the managers started. Authorization prompts are answered with
 /// ``authorizationAnswer``. Monitored regions report entry, exit and state.
 @MainActor
-public final class Simulation: CLLocationDevice {
+public final class SimulatedDevice: CLLocationDevice {
     /// The installed simulation; every manager asks it. Setting it installs it as ``CLDevice/current``.
-    public static var current: Simulation? {
+    public static var current: SimulatedDevice? {
         didSet { CLDevice.current = current }
     }
 
@@ -394,4 +394,9 @@ extension CLLocation {
                   timestamp: Date(timeIntervalSince1970: l.timestamp))
     }
 }
+
+/// The name ``SimulatedDevice`` had before 0.2: kept so that app tests written
+/// against it still build, with a warning naming the new one.
+@available(*, deprecated, renamed: "SimulatedDevice")
+public typealias Simulation = SimulatedDevice
 #endif
