@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["TestSupport", "ChildProcess"], swiftSettings: strict),
         .testTarget(name: "SpatialIndexTests", dependencies: ["TestSupport", "SpatialIndex", "Geodesy"], swiftSettings: strict),
-        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "Proximity", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "Proximity", "Traces", "Geodesy", "LocationSimulation", "Map"], swiftSettings: strict),
         .testTarget(name: "BatchesTests", dependencies: ["TestSupport", "Batches", "Replay", "PlaceSources", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .testTarget(name: "MapTests", dependencies: ["TestSupport", "Map", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),

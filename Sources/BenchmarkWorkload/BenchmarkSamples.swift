@@ -9,6 +9,8 @@ public struct BenchmarkSamples: Sendable {
     public var checksum: Double
     /// The index alone, built again without making the pins (the map variants).
     public var indexMs: Double?
+    /// The parts of each update, by name, in microseconds (the pipeline variant).
+    public var parts: [(name: String, samples: [Double])] = []
 
     public init(samples: [Double], buildMs: Double, bytesPerPlace: Double, checksum: Double, indexMs: Double? = nil) {
         self.samples = samples
@@ -20,7 +22,13 @@ public struct BenchmarkSamples: Sendable {
 
     /// The sample at quantile `p` (0 to 1) of the sorted samples.
     public func percentile(_ p: Double) -> Double {
-        let sorted = samples.sorted()
+        Self.percentile(p, of: samples)
+    }
+
+    /// The value at quantile `p` (0 to 1) of `values` sorted; 0 for none.
+    public static func percentile(_ p: Double, of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
         return sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))]
     }
 

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Proximity
 import Replay
 import Traces
@@ -27,30 +32,66 @@ public enum PipelineBenchmark {
         let buildMs = Double(BenchmarkWorkload.now() - buildStart) / 1e6
         var samples: [Double] = []
         samples.reserveCapacity(updates + 100)
+        // Each update's parts: the replay's own (ReplayTimings), then encoding and writing.
+        let names = ["simulator", "rankings", "map", "events", "encoding", "writing"]
+        var parts = [[Double]](repeating: [], count: names.count)
+        for k in parts.indices { parts[k].reserveCapacity(updates + 100) }
+        var sums = [UInt64](repeating: 0, count: names.count)
+        var out = JSONBytes(capacity: 1 << 16)
+        let sink = open("/dev/null", O_WRONLY)
+        defer { if sink >= 0 { close(sink) } }
         var bytes = 0
-        var current = 0.0
-        var open = false
+        var current: UInt64 = 0
+        var inUpdate = false
+        replay.timings = ReplayTimings()
+        /// Writes the update's lines where `stroll replay` would (here /dev/null) and keeps its samples.
+        func finishUpdate() {
+            let w0 = BenchmarkWorkload.now()
+            bytes += out.bytes.count
+            out.bytes.withUnsafeBytes { _ = write(sink, $0.baseAddress, $0.count) }
+            out.removeAll()
+            let w = BenchmarkWorkload.now() - w0
+            current += w
+            sums[5] += w
+            samples.append(Double(current) / 1000)
+            for k in parts.indices { parts[k].append(Double(sums[k]) / 1000) }
+        }
         while samples.count < updates {
+            let before = replay.timings ?? ReplayTimings()
             let t0 = BenchmarkWorkload.now()
             guard let event = replay.next() else {
-                if open { samples.append(current) }
-                open = false
+                if inUpdate { finishUpdate() }
+                inUpdate = false
                 current = 0
+                sums = sums.map { _ in 0 }
                 replay = try Replay(trace: walk, places: places, configuration: configuration)
+                replay.timings = ReplayTimings()
                 continue
             }
-            let line = event.jsonLine
-            let took = Double(BenchmarkWorkload.now() - t0) / 1000
-            bytes += line.utf8.count
+            let t1 = BenchmarkWorkload.now()
             if case .location = event {
-                if open { samples.append(current) }
-                open = true
+                if inUpdate { finishUpdate() }
+                inUpdate = true
                 current = 0
+                sums = sums.map { _ in 0 }
+                progress(samples.count, updates, samples)
             }
-            current += took
-            if case .location = event { progress(samples.count, updates, samples) }
+            let t2 = BenchmarkWorkload.now()
+            event.writeJSONLine(to: &out)
+            out.byte(10)
+            let t3 = BenchmarkWorkload.now()
+            let after = replay.timings ?? ReplayTimings()
+            sums[0] += after.simulator - before.simulator
+            sums[1] += after.rankings - before.rankings
+            sums[2] += after.map - before.map
+            sums[3] += after.events - before.events
+            sums[4] += t3 - t2
+            current += (t1 - t0) + (t3 - t2)
         }
-        return BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(bytes))
+        var result = BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(bytes))
+        result.parts = zip(names, parts).map { ($0, $1) }
+        return result
+
     }
 
     /// The pipeline over files: the walk at `tracePath` and the places of

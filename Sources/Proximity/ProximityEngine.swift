@@ -49,8 +49,13 @@ public struct RankingUpdate: Equatable, Sendable {
     public var names: [String]
     /// Geodesic distances in metres, in `order`.
     public var distances: [Double]
-    /// "85 m", "1.2 km": as a table cell shows them.
-    public var displayDistances: [String]
+    /// "85 m", "1.2 km": as a table cell shows them (``ProximityEngine/display(_:)``
+    /// of each distance, made when asked, unless the update was made with its own).
+    public var displayDistances: [String] {
+        get { givenDisplayDistances ?? distances.map(ProximityEngine.display) }
+        set { givenDisplayDistances = newValue }
+    }
+    private var givenDisplayDistances: [String]?
     /// Whether `order` differs from the previous update's (always true for the first).
     public var changed: Bool
     /// The fewest row moves that turn the previous order into this one
@@ -64,12 +69,13 @@ public struct RankingUpdate: Equatable, Sendable {
     /// The nearest place's distance in metres.
     public var nearestDistance: Double?
 
-    public init(order: [String], names: [String], distances: [Double], displayDistances: [String], changed: Bool,
+    /// An update; `displayDistances` nil shows each distance as ``ProximityEngine/display(_:)`` does.
+    public init(order: [String], names: [String], distances: [Double], displayDistances: [String]? = nil, changed: Bool,
                 moves: [RowMove], inserted: [String], deleted: [String], nearest: String?, nearestDistance: Double?) {
         self.order = order
         self.names = names
         self.distances = distances
-        self.displayDistances = displayDistances
+        givenDisplayDistances = displayDistances
         self.changed = changed
         self.moves = moves
         self.inserted = inserted
@@ -105,6 +111,10 @@ public struct ProximityEngine {
     private var previousIDs: [String] = []
     private var isFirst = true
     private var scratch: [Int] = []
+    /// Each place's row in the previous list during a diff (-1 when not in it).
+    private var previousRow: [Int] = []
+    /// Whether `order` is the previous list of these places (not since `setPlaces`).
+    private var orderIsPrevious = false
     private let geodesic: Geodesic
 
     public init(places: [Place], sortMode: SortMode = .distance, geodesic: Geodesic = .wgs84) {
@@ -124,6 +134,7 @@ public struct ProximityEngine {
         places = newPlaces
         rebuildIndex()
         order = []
+        orderIsPrevious = false
     }
 
     private mutating func rebuildIndex() {
@@ -175,10 +186,15 @@ public struct ProximityEngine {
         }
         // Start from the previous order (kept places first, in their order): the
         // standard library's sort is fast on nearly sorted input.
-        let activeSet = Set(active)
-        var candidate = order.filter { activeSet.contains($0) }
-        let kept = Set(candidate)
-        candidate += active.filter { !kept.contains($0) }
+        var candidate: [Int]
+        if active.count == places.count && order.count == places.count {
+            candidate = order
+        } else {
+            let activeSet = Set(active)
+            candidate = order.filter { activeSet.contains($0) }
+            let kept = Set(candidate)
+            candidate += active.filter { !kept.contains($0) }
+        }
         switch sortMode {
         case .distance:
             candidate.sort { a, b in
@@ -190,16 +206,54 @@ public struct ProximityEngine {
             candidate.sort { a, b in nameRank[a] != nameRank[b] ? nameRank[a] < nameRank[b] : idRank[a] < idRank[b] }
         }
         let ids = candidate.map { places[$0].id }
-        let nearestIndex = active.min { a, b in
+        let nearestIndex = sortMode == .distance ? candidate.first : active.min { a, b in
             millimetres[a] != millimetres[b] ? millimetres[a] < millimetres[b]
                 : (nameRank[a] != nameRank[b] ? nameRank[a] < nameRank[b] : idRank[a] < idRank[b])
         }
-        let update = Self.update(order: ids, names: candidate.map { places[$0].name }, distances: candidate.map { distances[$0] },
-                                 nearest: nearestIndex.map { (places[$0].id, distances[$0]) }, previous: isFirst ? nil : previousIDs)
+        let names = candidate.map { places[$0].name }, shown = candidate.map { distances[$0] }
+        let nearest = nearestIndex.map { (places[$0].id, distances[$0]) }
+        let update: RankingUpdate
+        if !isFirst && orderIsPrevious {
+            // The same places as the previous list: the diff on their indices, no hashing of ids.
+            let diff = indexDiff(previous: order, current: candidate)
+            update = RankingUpdate(order: ids, names: names, distances: shown, changed: diff.changed, moves: diff.moves,
+                                   inserted: diff.inserted.map { places[$0].id }, deleted: diff.deleted.map { places[$0].id },
+                                   nearest: nearest?.0, nearestDistance: nearest?.1)
+        } else {
+            update = Self.update(order: ids, names: names, distances: shown, nearest: nearest, previous: isFirst ? nil : previousIDs)
+        }
         isFirst = false
         order = candidate
+        orderIsPrevious = true
         previousIDs = ids
         return update
+    }
+
+    /// ``RowDiff`` between two lists of these places by their indices: whether
+    /// they differ, the fewest row moves, and the places that joined and left.
+    private mutating func indexDiff(previous: [Int], current: [Int]) -> (changed: Bool, moves: [RowMove], inserted: [Int], deleted: [Int]) {
+        if previous == current { return (false, [], [], []) }
+        if previousRow.count != places.count { previousRow = [Int](repeating: -1, count: places.count) }
+        for (row, i) in previous.enumerated() { previousRow[i] = row }
+        var inserted: [Int] = [], from: [Int] = [], to: [Int] = []
+        from.reserveCapacity(current.count)
+        to.reserveCapacity(current.count)
+        for (row, i) in current.enumerated() {
+            let old = previousRow[i]
+            if old < 0 {
+                inserted.append(i)
+            } else {
+                from.append(old)
+                to.append(row)
+                previousRow[i] = -2
+            }
+        }
+        let deleted = previous.filter { previousRow[$0] >= 0 }
+        for i in previous { previousRow[i] = -1 }
+        let keep = RowDiff.longestIncreasing(from)
+        var moves: [RowMove] = []
+        for k in keep.indices where !keep[k] { moves.append(RowMove(from: from[k], to: to[k])) }
+        return (true, moves, inserted, deleted)
     }
 
     /// The update for a new order after `previous` (nil for the first): what
@@ -211,7 +265,6 @@ public struct ProximityEngine {
             order: ids,
             names: names,
             distances: distances,
-            displayDistances: distances.map(display),
             changed: previous.map { ids != $0 } ?? true,
             moves: diff?.moves ?? [],
             inserted: diff?.inserted ?? ids,

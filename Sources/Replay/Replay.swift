@@ -74,6 +74,8 @@ public struct Replay {
     /// Whether the replay stopped at bad input in the trace.
     public private(set) var failed = false
 
+    /// Where the replay's time goes, when set (``ReplayTimings``): left nil, nothing is measured.
+    public var timings: ReplayTimings?
     private var simulator: LocationSimulator
     private var engines: [(group: String, engine: ProximityEngine)]
     private let placesRejected: Int
@@ -136,7 +138,14 @@ public struct Replay {
         while true {
             if let event = takePending() { return event }
             guard !finished else { return nil }
-            let event = simulator.next()
+            let event: LocationEvent?
+            if timings != nil {
+                let t0 = ReplayTimings.now()
+                event = simulator.next()
+                timings?.simulator &+= ReplayTimings.now() &- t0
+            } else {
+                event = simulator.next()
+            }
             handle(event, t: event.map { $0.timestamp - startTime } ?? 0)
         }
     }
@@ -187,18 +196,23 @@ public struct Replay {
         guard let event else { return finish() }
         switch event {
         case .location(let l):
+            let measuring = timings != nil
+            var t0 = measuring ? ReplayTimings.now() : 0
             pending.append(.location(l, t: t))
             _ = map.updateUserLocation(l.coordinate)
             if map.region == nil {
                 _ = map.setRegion(MapRegion(center: l.coordinate, latitudinalMeters: configuration.regionSpan, longitudinalMeters: configuration.regionSpan))
             }
+            if measuring { timings?.lap(&t0, .map) }
             for k in engines.indices {
                 let group = engines[k].group
                 let update = engines[k].engine.update(from: l.coordinate)
+                if measuring { timings?.lap(&t0, .rankings) }
                 if update.changed && rankings[group] != nil { rankingChanges += 1 }
                 rankings[group] = update
                 golden.record(update, group: group, t: t)
                 pending.append(.ranking(update, group: group, t: t))
+                if measuring { timings?.lap(&t0, .events) }
             }
             if let id = pendingSelect, engines.contains(where: { $0.engine.places.contains { $0.id == id } }) {
                 pendingSelect = nil
@@ -209,6 +223,7 @@ public struct Replay {
                 pending.append(.map(snapshot, t: t))
                 lastMap = snapshot
             }
+            if measuring { timings?.lap(&t0, .map) }
         case .filtered(let l, let reason, let distance):
             pending.append(.filtered(l, reason: reason, distance: distance, t: t))
         case .regionState(let id, let inside, _):

@@ -68,7 +68,9 @@ public enum ReplayEvent: Equatable, Sendable {
 }
 
 extension ReplayEvent {
-    private static func rounded(_ t: Double) -> JSON { .number((t * 1_000_000).rounded() / 1_000_000) }
+    /// `t` as the lines write it: to the microsecond.
+    static func microseconds(_ t: Double) -> Double { (t * 1_000_000).rounded() / 1_000_000 }
+    private static func rounded(_ t: Double) -> JSON { .number(microseconds(t)) }
 
     /// The event as one JSON object, keys in the contract's order.
     public var json: JSON {
@@ -131,5 +133,9 @@ extension ReplayEvent {
     }
 
     /// The JSON Lines line `stroll replay --format jsonl` prints for this event.
-    public var jsonLine: String { json.text }
+    public var jsonLine: String {
+        var out = JSONBytes(capacity: 512)
+        writeJSONLine(to: &out)
+        return out.text
+    }
 }

@@ -60,6 +60,7 @@ struct ReplaySession {
         } else {
             while let event = replay.next() { record(event, into: &report, names: names) }
         }
+        out.flush()
         if replay.failed { throw StrollExit.badInput }
         let counts = replay.counts
         log.debug("replayed \(counts.generated) fixes: \(counts.delivered) delivered, \(counts.filteredTotal) filtered, \(replay.rankingChanges) order changes")

@@ -67,6 +67,33 @@ struct RankingPropertyTests {
         }
     }
 
+    @Test("with places leaving and joining (a radius that changes), the update is the row diff of the two orders by id")
+    func joinsAndLeaves() throws {
+        var rng = SplitMix64(seed: 21)
+        var engine = ProximityEngine(places: Self.randomPlaces(60, rng: &rng, duplicateNames: true))
+        var previous: RankingUpdate?
+        var walker = try Coordinate(latitude: 53.40, longitude: -2.97)
+        var joined = 0, left = 0
+        for step in 0..<400 {
+            walker = Geodesic.wgs84.direct(from: walker, azimuth: rng.uniform(0, 360), distance: rng.uniform(0, 300)).coordinate
+            engine.maximumRadius = step % 7 == 0 ? nil : rng.uniform(200, 3000)
+            engine.sortMode = step % 50 < 5 ? .name : .distance
+            let update = engine.update(from: walker)
+            if let previous {
+                let diff = RowDiff(previous: previous.order, current: update.order)
+                #expect(update.moves == diff.moves, "step \(step)")
+                #expect(update.inserted == diff.inserted && update.deleted == diff.deleted, "step \(step)")
+                #expect(update.changed == (update.order != previous.order))
+                #expect(RowDiff.apply(diff, to: previous.order, current: update.order) == update.order)
+                joined += update.inserted.count
+                left += update.deleted.count
+            }
+            #expect(update.displayDistances == update.distances.map(ProximityEngine.display))
+            previous = update
+        }
+        #expect(joined > 50 && left > 50)
+    }
+
     @Test("switching to name order, a radius and a predicate report inserts and deletes")
     func modesAndFilters() throws {
         let (coffee, _) = try bundledPlaces()

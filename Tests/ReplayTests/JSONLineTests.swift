@@ -1,0 +1,78 @@
+import Foundation
+import Geodesy
+import LocationSimulation
+import Map
+import Proximity
+import Replay
+import Testing
+import TestSupport
+import Traces
+
+/// The event lines written straight into bytes are the JSON values' text,
+/// byte for byte, for every kind of event the replay gives.
+@Suite("Event lines written as bytes")
+struct JSONLineTests {
+    static func configurations() throws -> [(String, ReplayConfiguration)] {
+        var plain = ReplayConfiguration()
+        plain.groups = ["liverpool", "lecture-theatres"]
+        var clustered = plain
+        clustered.clustering = ClusterSettings(radius: 60, mapWidth: 390)
+        clustered.follow = true
+        var noisy = plain
+        noisy.sensor = SensorOptions(noise: .gaussMarkov, seed: 7, tau: nil, debugTruth: true, environment: .urbanCanyon, environments: [],
+                                     warmUp: .ios)
+        noisy.regions = [.circle("pier-head", center: try Coordinate(latitude: 53.4046, longitude: -2.9958), radius: 150),
+                         .circle("campus", center: try Coordinate(latitude: 53.4058, longitude: -2.9665), radius: 300)]
+        noisy.within = 700
+        noisy.sortMode = .name
+        noisy.settings.pausesLocationUpdatesAutomatically = true
+        return [("plain", plain), ("clustered", clustered), ("noisy, regions, within, by name", noisy)]
+    }
+
+    @Test("every event of three walks in three configurations: plain, clustered, and noisy with regions, pauses, a radius and name order")
+    func sameBytes() throws {
+        var places = try PlaceSet.load(fixture("CityCycleRideLocations.plist"))
+        places.merge(try PlaceSet.load(fixture("lecture-theatres.json")))
+        var kinds: Set<String> = []
+        var lines = 0
+        var out = JSONBytes(capacity: 64)
+        for walk in ["traces/pier-head-to-guild.gpx", "traces/bold-street-long-stop.gpx", "traces/campus-loop.gpx"] {
+            for (name, configuration) in try Self.configurations() {
+                var replay = try Replay(trace: try TraceReader.read(path(walk)), places: places, configuration: configuration)
+                while let event = replay.next() {
+                    out.removeAll()
+                    event.writeJSONLine(to: &out)
+                    let expected = event.json.text
+                    #expect(out.text == expected, "\(walk), \(name)")
+                    #expect(event.jsonLine == expected)
+                    kinds.insert(String(expected.dropFirst(9).prefix { $0 != "\"" }))
+                    lines += 1
+                }
+            }
+        }
+        #expect(kinds.isSuperset(of: ["location", "filtered", "ranking", "map", "region", "summary"]), "\(kinds.sorted())")
+        #expect(lines > 3000)
+    }
+
+    @Test("strings with quotes, backslashes, control characters and non-ASCII; numbers whole, fractional, tiny, huge and not finite")
+    func values() {
+        let strings = ["plain", "Café \"Bold\"", "back\\slash", "tab\there", "line\nbreak", "\u{1}\u{1F}", "日本", ""]
+        let numbers = [0, -0.0, 1, -17, 0.1, 53.40715990000041, -2.9795228400051568, 1e-7, 123456789012345.6, 1e15, 1e300, .nan, .infinity, -.infinity]
+        var out = JSONBytes()
+        for s in strings {
+            out.removeAll()
+            out.string(s)
+            #expect(out.text == JSON.string(s).text)
+        }
+        for d in numbers {
+            out.removeAll()
+            out.number(d)
+            #expect(out.text == JSON.number(d).text, "\(d)")
+        }
+        for i in [0, 7, -7, 10, 1234567890, Int.max, Int.min] {
+            out.removeAll()
+            out.int(i)
+            #expect(out.text == String(i))
+        }
+    }
+}
