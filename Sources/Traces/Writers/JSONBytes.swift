@@ -92,24 +92,25 @@ public struct JSONBytes: Sendable {
         if let s { string(s) } else { raw("null") }
     }
 
-    /// An array of strings.
-    public mutating func strings(_ items: [String]) {
+    /// An array, each item written by `element`.
+    @inline(__always)
+    public mutating func array<Item>(_ items: [Item], _ element: (inout JSONBytes, Item) -> Void) {
         bytes.append(UInt8(ascii: "["))
         for (k, item) in items.enumerated() {
             if k > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(item)
+            element(&self, item)
         }
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// An array of strings.
+    public mutating func strings(_ items: [String]) {
+        array(items) { $0.string($1) }
+    }
+
     /// An array of numbers.
     public mutating func numbers(_ items: [Double]) {
-        bytes.append(UInt8(ascii: "["))
-        for (k, item) in items.enumerated() {
-            if k > 0 { bytes.append(UInt8(ascii: ",")) }
-            number(item)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        array(items) { $0.number($1) }
     }
 
     /// Any JSON value, as ``JSON/text`` writes it.
