@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
 
-.PHONY: all deps integration-deps test-tools build run install test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -69,6 +69,15 @@ test: deps test-tools
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build/examples
 	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build/examples
+
+# The documentation: docs/Stroll.docc (the front page, the guides, a page per
+# module) over every library module's symbol graph, as one DocC archive in
+# .build/docs/Stroll.doccarchive (scripts/docs). DocC's warnings fail it, and
+# so does a module with more undocumented public declarations than
+# docs/undocumented.txt allows. It goes on from the debug build of `make run`
+# and `make test` (nothing is compiled again).
+docs: deps
+	SWIFT=$(SWIFT) scripts/docs
 
 # A new app package depending on Stroll by version (a clone of the committed
 # HEAD tagged 0.1.0) as docs/Compatibility.md says to write one: it builds

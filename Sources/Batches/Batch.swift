@@ -5,6 +5,7 @@ import Traces
 
 /// One batch run: a queue of traces, at most `jobs` child processes at once.
 public struct Batch: Sendable {
+    /// Where a walk of the batch is: waiting, replaying, or finished one way or another.
     public enum Status: String, Codable, Sendable {
         /// `diverged`: the walk ran, and its order changes differ from its golden.
         case queued, running, done, diverged, failed, cancelled
@@ -16,6 +17,7 @@ public struct Batch: Sendable {
         case verify(String)
     }
 
+    /// One walk of the batch, as `status.json` lists it: its trace, status, reason and output files.
     public struct Item: Codable, Sendable {
         public var trace: String
         public var stem: String
@@ -44,6 +46,7 @@ public struct Batch: Sendable {
         }
     }
 
+    /// `status.json`: the batch's concurrency and every walk, rewritten as each one changes.
     public struct StatusFile: Codable, Sendable {
         public var jobs: Int
         public var traces: [Item]

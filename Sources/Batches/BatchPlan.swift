@@ -5,6 +5,7 @@ import Foundation
 /// "gaussian"], "golden": "goldens/walk.json"}]}` (or the array alone); paths
 /// are relative to the plan's folder; `options` and `golden` may be left out.
 public struct BatchPlan: Decodable, Sendable {
+    /// One walk of the plan: its trace, its own `stroll replay` options and its golden.
     public struct Walk: Decodable, Sendable {
         public var trace: String
         public var options: [String]

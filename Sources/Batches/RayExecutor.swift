@@ -64,6 +64,7 @@ public actor RayExecutor {
     private var readyResult: Result<Cluster, StartError>?
     private var ended = false
 
+    /// The Ray driver could not be started, with what it printed.
     public struct StartError: Error, Sendable {
         public var message: String
     }

@@ -16,6 +16,7 @@ public struct CLLocationUpdate: Sendable {
         self.locationUnavailable = locationUnavailable
     }
 
+    /// What kind of movement the updates are tuned for, as Apple's; the simulation delivers the same fixes for each.
     public struct LiveConfiguration: Sendable, Equatable {
         let name: String
         public static let `default` = LiveConfiguration(name: "default")
@@ -35,11 +36,13 @@ public struct CLLocationUpdate: Sendable {
         return Updates(stream: stream, continuation: continuation)
     }
 
+    /// The updates of ``CLLocationUpdate/liveUpdates(_:)``, as an `AsyncSequence`.
     public struct Updates: AsyncSequence, Sendable {
         public typealias Element = CLLocationUpdate
         let stream: AsyncStream<CLLocationUpdate>
         let continuation: AsyncStream<CLLocationUpdate>.Continuation
 
+        /// Hands out the updates as the device makes them.
         public struct AsyncIterator: AsyncIteratorProtocol {
             var base: AsyncStream<CLLocationUpdate>.Iterator
             var unchecked: AsyncStream<CLLocationUpdate>.Continuation?

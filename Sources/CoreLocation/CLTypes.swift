@@ -1,12 +1,19 @@
 #if !canImport(Darwin)
 import Foundation
 
+/// Degrees of latitude or longitude.
 public typealias CLLocationDegrees = Double
+/// A distance in metres.
 public typealias CLLocationDistance = Double
+/// An accuracy radius in metres; negative when unknown.
 public typealias CLLocationAccuracy = Double
+/// A direction in degrees clockwise from true north; negative when unknown.
 public typealias CLLocationDirection = Double
+/// The accuracy of a direction, in degrees; negative when unknown.
 public typealias CLLocationDirectionAccuracy = Double
+/// A speed in metres per second; negative when unknown.
 public typealias CLLocationSpeed = Double
+/// The accuracy of a speed, in metres per second; negative when unknown.
 public typealias CLLocationSpeedAccuracy = Double
 
 /// A latitude and longitude in degrees (WGS84), as CoreLocation's. Like
@@ -50,6 +57,7 @@ public let CLLocationDistanceMax: CLLocationDistance = .greatestFiniteMagnitude
 public let CLTimeIntervalMax: TimeInterval = .greatestFiniteMagnitude
 public let kCLErrorDomain = "kCLErrorDomain"
 
+/// Whether the app may use location, with Apple's raw values.
 public enum CLAuthorizationStatus: Int32, Sendable {
     case notDetermined = 0
     case restricted = 1
@@ -61,11 +69,13 @@ public enum CLAuthorizationStatus: Int32, Sendable {
     public static var authorized: CLAuthorizationStatus { .authorizedAlways }
 }
 
+/// Whether locations come at full or reduced accuracy, with Apple's raw values.
 public enum CLAccuracyAuthorization: Int, Sendable {
     case fullAccuracy = 0
     case reducedAccuracy = 1
 }
 
+/// The kind of movement a manager expects, with Apple's raw values.
 public enum CLActivityType: Int, Sendable {
     case other = 1
     case automotiveNavigation = 2
@@ -74,6 +84,7 @@ public enum CLActivityType: Int, Sendable {
     case airborne = 5
 }
 
+/// Whether the device is inside a monitored region, with Apple's raw values.
 public enum CLRegionState: Int, Sendable {
     case unknown = 0
     case inside = 1
@@ -83,6 +94,7 @@ public enum CLRegionState: Int, Sendable {
 /// CoreLocation's error: `error as? CLError`, `.code == .denied`, and the
 /// `kCLErrorDomain` domain and raw codes when bridged to `NSError`.
 public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringConvertible {
+    /// What went wrong, with Apple's raw codes (the `NSError` code in `kCLErrorDomain`).
     public enum Code: Int, Sendable {
         case locationUnknown = 0
         case denied = 1

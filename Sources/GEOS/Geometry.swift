@@ -17,7 +17,7 @@ public struct Envelope: Equatable, Sendable {
     }
 }
 
-/// A point in a plane: metres east and north in a ``LocalProjection`` for
+/// A point in a plane: metres east and north in a ``Geodesy/LocalProjection`` for
 /// geometry on the ground.
 public struct PlanePoint: Equatable, Sendable {
     public var x: Double, y: Double

@@ -5,6 +5,7 @@ import Synchronization
 /// due time it asked for is exact and can be asserted. `advance(by:)` stands
 /// for time passing outside the replay (a pause held for a while).
 public final class ImmediateClock: Clock, Sendable {
+    /// A moment of the clock: the time since it was made.
     public struct Instant: InstantProtocol {
         /// Time since the clock was made.
         public let offset: Duration

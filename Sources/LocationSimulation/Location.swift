@@ -24,6 +24,7 @@ public struct Location: Equatable, Sendable {
     /// true position; set only when `SensorOptions.debugTruth` asks for it.
     public var appliedError: AppliedError?
 
+    /// The error the simulated receiver added to the true position, in metres east and north.
     public struct AppliedError: Equatable, Sendable {
         public var east: Double
         public var north: Double
@@ -97,6 +98,7 @@ public enum LocationErrorCode: String, Sendable {
     }
 }
 
+/// An error the simulated manager reports, as `CLError`: a code, a message, and the file and line it concerns.
 public struct LocationError: Error, Equatable, Sendable {
     public var code: LocationErrorCode
     public var message: String

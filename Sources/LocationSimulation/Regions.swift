@@ -3,6 +3,7 @@ import GEOS
 
 /// A region to monitor, as `CLCircularRegion` (or a polygon, e.g. a campus outline).
 public struct MonitoredRegion: Equatable, Sendable {
+    /// The outline of a region: a circle or a polygon.
     public enum Shape: Equatable, Sendable {
         case circle(center: Coordinate, radius: Double)
         /// A closed outline; inside is tested in a local metric plane through GEOS.

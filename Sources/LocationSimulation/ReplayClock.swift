@@ -3,11 +3,13 @@ import Foundation
 /// Decides when each event is handed over: at once (virtual time) or on the
 /// wall clock, scaled by a speed multiplier.
 public protocol ReplayClock: Sendable {
+    /// What paces one replay on this clock.
     associatedtype Pacer: ReplayPacer
     /// A pacer for one replay whose first event is at `start` (seconds since 1970).
     func makePacer(start: Double) -> Pacer
 }
 
+/// Paces one replay: each event waits until it is due on its ``ReplayClock``.
 public protocol ReplayPacer {
     /// Returns when the event at `timestamp` is due.
     nonisolated(nonsending) mutating func wait(until timestamp: Double) async throws
@@ -19,6 +21,7 @@ public protocol ReplayPacer {
 public struct VirtualClock: ReplayClock {
     public init() {}
 
+    /// Hands every event over at once: virtual time does not wait.
     public struct Pacer: ReplayPacer {
         let start: Double
         nonisolated(nonsending) public mutating func wait(until timestamp: Double) async throws {}
@@ -89,6 +92,7 @@ public struct RealTimeClock<C: Clock>: ReplayClock where C.Duration == Duration,
         self.clock = clock
     }
 
+    /// Waits on the clock until each event is due at the replay's speed, honouring its ``ReplayControl``.
     public struct Pacer: ReplayPacer {
         let start: Double
         var speed: Double

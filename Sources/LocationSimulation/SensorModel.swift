@@ -34,6 +34,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
 /// What the simulated receiver adds to the true position (docs/Receiver.md).
 public struct SensorOptions: Equatable, Sendable {
+    /// The error added to each fix's true position.
     public enum Noise: String, Equatable, Sendable, CaseIterable {
         case none
         /// Two-dimensional Gaussian whose 68 % circle is the reported horizontal accuracy,

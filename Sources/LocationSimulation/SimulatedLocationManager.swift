@@ -205,6 +205,7 @@ public struct LocationEvents<Clock: ReplayClock>: AsyncSequence {
         self.clock = clock
     }
 
+    /// Runs the simulator and waits on the clock for each event.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var simulator: LocationSimulator?
         var pacer: Clock.Pacer?

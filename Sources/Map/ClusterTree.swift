@@ -74,7 +74,7 @@ enum Mercator {
 /// at the count-weighted mean of their Web Mercator positions. An item with
 /// nothing near passes down unchanged, so it keeps its identity.
 ///
-/// Neighbours are found with the shared grid (``PointGrid``), one per level,
+/// Neighbours are found with the shared grid (``SpatialIndex/PointGrid``), one per level,
 /// which also answers the regions a map shows at that level. Building is about
 /// linear: a pin is looked at once per level it is still its own item at, and
 /// a million pins at one coordinate become one cluster in one pass.

@@ -68,7 +68,7 @@ public enum MapError: Error, Equatable, Hashable, Sendable, CustomStringConverti
     /// Cluster settings that make no sense (a radius, width or tile size that is not positive, zooms out of 0...30).
     case invalidClustering(radius: Double, mapWidth: Double)
     /// A pin whose coordinate is not a place on Earth (from `MKMapView`, whose
-    /// coordinates are unchecked numbers; ``Coordinate`` is always valid).
+    /// coordinates are unchecked numbers; ``Geodesy/Coordinate`` is always valid).
     case invalidCoordinate(id: String, latitude: Double, longitude: Double)
 
     public var description: String {
@@ -96,6 +96,7 @@ public enum MapError: Error, Equatable, Hashable, Sendable, CustomStringConverti
 ///   it is drawn on its own, and its cluster is drawn without it (a cluster
 ///   left with one pin is drawn as that pin).
 public struct MapModel {
+    /// Whether the map follows the user, as `MKUserTrackingMode`.
     public enum TrackingMode: String, Sendable {
         case none
         /// Recentre on every user-location update.
@@ -108,7 +109,7 @@ public struct MapModel {
     public private(set) var userLocation: Coordinate?
     public var trackingMode: TrackingMode = .none
     /// Above this many pins the visible set comes from the grid shared with the
-    /// proximity engine (``PointGrid``) and a region change looks only at the
+    /// proximity engine (``SpatialIndex/PointGrid``) and a region change looks only at the
     /// cells it uncovers or covers; at or below it, a scan of every pin (faster
     /// for a few hundred, measured in Benchmarks/README.md).
     public var indexThreshold = 256 {

@@ -14,12 +14,14 @@ extension MKAnnotation {
     public var subtitle: String? { nil }
 }
 
+/// An annotation with a title and a subtitle, as Apple's; subclasses give the coordinate.
 open class MKShape: NSObject, MKAnnotation {
     open var title: String?
     open var subtitle: String?
     open var coordinate: CLLocationCoordinate2D { CLLocationCoordinate2D() }
 }
 
+/// A pin at a settable coordinate, as Apple's.
 open class MKPointAnnotation: MKShape {
     private var point = CLLocationCoordinate2D()
 
@@ -71,6 +73,7 @@ open class MKUserLocation: NSObject, MKAnnotation {
     open var coordinate: CLLocationCoordinate2D { location?.coordinate ?? kCLLocationCoordinate2DInvalid }
 }
 
+/// Whether the map follows the user's location, with Apple's raw values.
 public enum MKUserTrackingMode: Int, Sendable {
     case none = 0
     case follow = 1
@@ -94,9 +97,11 @@ open class MKAnnotationView: NSObject {
     }
 }
 
+/// A marker's view, headless: an ``MKAnnotationView``.
 @preconcurrency @MainActor
 open class MKMarkerAnnotationView: MKAnnotationView {}
 
+/// A pin's view, headless: an ``MKAnnotationView``.
 @preconcurrency @MainActor
 open class MKPinAnnotationView: MKAnnotationView {}
 #endif

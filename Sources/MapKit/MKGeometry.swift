@@ -4,6 +4,7 @@ import Foundation
 import Geodesy
 import Map
 
+/// The size of a region in degrees of latitude and longitude.
 public struct MKCoordinateSpan: Sendable {
     public var latitudeDelta: CLLocationDegrees
     public var longitudeDelta: CLLocationDegrees
@@ -19,6 +20,7 @@ public struct MKCoordinateSpan: Sendable {
     }
 }
 
+/// A region of the map: its centre and its span in degrees.
 public struct MKCoordinateRegion: Sendable {
     public var center: CLLocationCoordinate2D
     public var span: MKCoordinateSpan
@@ -102,6 +104,7 @@ public struct MKMapPoint: Sendable {
     }
 }
 
+/// A size in map points, as Apple's.
 public struct MKMapSize: Sendable {
     public var width: Double
     public var height: Double
@@ -119,6 +122,7 @@ public struct MKMapSize: Sendable {
     public static let world = MKMapSize(width: 268_435_456, height: 268_435_456)
 }
 
+/// A rectangle in map points: its origin and size, as Apple's.
 public struct MKMapRect: Sendable {
     public var origin: MKMapPoint
     public var size: MKMapSize

@@ -2,7 +2,7 @@ import Traces
 
 /// Places written as the files Stroll reads back and GIS tools open: CSV with
 /// the header `id,name,subtitle,latitude,longitude,group` (one quoting rule,
-/// ``CSVField``), a JSON array of `{id, name, subtitle, latitude, longitude,
+/// ``Traces/CSVField``), a JSON array of `{id, name, subtitle, latitude, longitude,
 /// group}`, or a GeoJSON FeatureCollection of points. Coordinates are written
 /// with the shortest digits that read back to the same doubles, so a place
 /// file written and read again holds the very same coordinates.

@@ -8,6 +8,7 @@ import GEOS
 /// 66), otherwise the data is wrong (exit 65); `usage` for a layer or column
 /// the user named that is not there (exit 64).
 public struct GeoPackageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// How the source failed as a whole (``Places/PlaceSourceFailure``), which chooses the exit status.
     public typealias Kind = PlaceSourceFailure
     public var file: String
     public var reason: String

@@ -7,7 +7,9 @@ import Places
 /// layers and attribute tables. The file is built beside its destination and
 /// moved into place by ``finish()``, so a reader never sees half of it.
 public final class GeoPackageWriter {
+    /// The SQL type of a column of a layer.
     public enum ColumnType: String, Sendable { case text = "TEXT", integer = "INTEGER", real = "REAL" }
+    /// A value of a column of a feature.
     public enum Value: Sendable { case null, int(Int64), double(Double), text(String) }
 
     public let path: String

@@ -6,6 +6,7 @@ import Places
 /// the table cannot be reached; `badData` (exit 65) for a column or SRID
 /// that is wrong; `usage` (exit 64) for a URL that is not one.
 public struct PostGISError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// How the source failed as a whole (``Places/PlaceSourceFailure``), which chooses the exit status.
     public typealias Kind = PlaceSourceFailure
     public var source: String
     public var reason: String

@@ -3,6 +3,7 @@ import Foundation
 /// A replay's order changes, kept in a JSON file so a later replay can be
 /// checked against them (a golden file).
 public struct GoldenTimeline: Codable, Equatable, Sendable {
+    /// One order change: when, in which group, the order and the nearest place.
     public struct Entry: Codable, Equatable, Sendable {
         /// Seconds since the replay began.
         public var t: Double

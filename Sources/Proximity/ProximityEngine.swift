@@ -90,7 +90,7 @@ public struct RankingUpdate: Equatable, Sendable {
 /// Order (the command-line contract): ascending WGS84 geodesic distance
 /// rounded to the whole millimetre, then name in Unicode scalar order, then
 /// id, so every machine and run agree. Distances come from the chord formula
-/// (``GeodesicDistanceFrame``, within 1e-6 m of Karney's geodesic up to 20 km,
+/// (``Geodesy/GeodesicDistanceFrame``, within 1e-6 m of Karney's geodesic up to 20 km,
 /// Karney's method beyond); a distance within that tolerance of a half
 /// millimetre, where rounding could go either way, is recomputed with
 /// Karney's method, so the order is exactly the geodesic one.

@@ -252,6 +252,7 @@ public struct ReplayEvents<C: ReplayClock>: AsyncSequence {
     let replay: Replay
     let clock: C
 
+    /// Runs the replay and waits on the clock for each event.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var replay: Replay
         var pacer: C.Pacer

@@ -6,7 +6,7 @@ import Traces
 /// A replay's run written as the files people open beside it: GeoJSON (the
 /// walk, the fixes, the ranked places, where the nearest changed), GPX (the
 /// delivered fixes), a GeoPackage (``RunGeoPackage``), an SVG map and an HTML
-/// page (``RunMap``). Each file is written atomically; a path left nil is not
+/// page (``Replay/RunMap``). Each file is written atomically; a path left nil is not
 /// written. Kept apart from Replay so that only what writes GeoPackages links
 /// SQLite.
 public struct RunFiles: Sendable {

@@ -19,6 +19,7 @@ public enum CoffeeShopChange: Equatable, Sendable {
 /// recentring the map on its pin, back removing the pins, refresh recentring
 /// on the user.
 public struct CoffeeShopApp {
+    /// The screen shown: the choice of group, or the list of one group's coffee houses.
     public enum Screen: Equatable, Sendable {
         case groups
         case list(group: String)

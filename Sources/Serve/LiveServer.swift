@@ -62,6 +62,7 @@ public enum ServeError: Error, Equatable, Sendable, CustomStringConvertible {
 /// reading is dropped, with a log line, when it would pass it, so it never
 /// holds up the others nor grows memory.
 public final class LiveServer: Sendable {
+    /// What the server listens on and serves: the gpsd, NMEA and HTTP endpoints and the device it claims to be.
     public struct Configuration: Sendable {
         public var gpsd: Endpoint?
         public var nmea: Endpoint?

@@ -22,7 +22,7 @@ import Traces
 /// ``authorizationAnswer``. Monitored regions report entry, exit and state.
 @MainActor
 public final class SimulatedDevice: CLLocationDevice {
-    /// The installed simulation; every manager asks it. Setting it installs it as ``CLDevice/current``.
+    /// The installed simulation; every manager asks it. Setting it installs it as ``CoreLocation/CLDevice/current``.
     public static var current: SimulatedDevice? {
         didSet { CLDevice.current = current }
     }

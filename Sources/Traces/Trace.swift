@@ -115,6 +115,7 @@ public struct Segment: Equatable, Sendable {
     public init(fixes: [Fix] = []) { self.fixes = fixes }
 }
 
+/// A recorded track: its name and its segments of fixes.
 public struct Track: Equatable, Sendable {
     public var name: String?
     public var segments: [Segment]
@@ -124,6 +125,7 @@ public struct Track: Equatable, Sendable {
     }
 }
 
+/// A planned route: its name and its points.
 public struct Route: Equatable, Sendable {
     public var name: String?
     public var points: [Fix]
@@ -136,6 +138,7 @@ public struct Route: Equatable, Sendable {
 /// Everything a trace file holds: tracks of segments of fixes, routes and
 /// waypoints, plus the points that were rejected and notes about the reading.
 public struct Trace: Equatable, Sendable {
+    /// The format a trace was read from.
     public enum Format: String, Sendable, CaseIterable {
         case gpx, csv, kml, tcx, geojson, nmea
         /// A GeoLife trajectory.

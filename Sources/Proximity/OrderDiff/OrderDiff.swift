@@ -12,7 +12,7 @@ import Foundation
 /// in the set, the run it extends ends at its predecessor, and the longest
 /// run ends at the set's largest value. Between two orders of a walk each
 /// place moves a short way, so both neighbours are near the value: below
-/// ``wideFrom`` rows they are looked for in its own word and the words on
+/// `wideFrom` rows they are looked for in its own word and the words on
 /// either side, from there on (the tails are sparser) under its summary word
 /// and the ones on either side, without a branch either way; only the few
 /// values whose neighbours are further go through the rest of the tree.
@@ -21,16 +21,16 @@ import Foundation
 /// result is the subsequence the array form of the algorithm picks.
 ///
 /// **Two halves.** From ``splitFrom`` rows on, the first half of the new rows
-/// (up to ``cut(_:)``: a little more than half below ``RankingIndex/parallelThreshold``)
+/// (up to `cut(_:)`: a little more than half below ``RankingIndex/parallelThreshold``)
 /// is sorted forwards and the second half backwards (old rows read from the
 /// last new row, each `v` as `n − 1 − v`). With two threads or more, below
 /// ``RankingIndex/parallelThreshold`` rows, the second half goes to a
-/// ``SpinningWorker`` of the diff's own, which waits for the next diff by
+/// `SpinningWorker` of the diff's own, which waits for the next diff by
 /// spinning (half a millisecond) rather than sleeping, so that handing it over
 /// costs about a microsecond rather than the 20 µs or more of waking a thread;
 /// it also writes the second half's moves. When the worker has fallen asleep
 /// (diffs further apart), and from ``RankingIndex/parallelThreshold`` rows on, the
-/// halves run as before: from ``halvesOnThreadsFrom`` rows on each on a thread of
+/// halves run as before: from `halvesOnThreadsFrom` rows on each on a thread of
 /// its own, below that (or on one thread) both together, a value of each in
 /// turn, so that the processor overlaps the two. At the end, the tails below an old row `x` in the
 /// first half's set number the longest run of the first half under `x`, and

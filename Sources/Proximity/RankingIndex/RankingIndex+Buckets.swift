@@ -3,8 +3,8 @@ import Foundation
 /// RankingIndex's sort in buckets for many places: one pass by the leading bits, then each bucket by the rest, on one thread or several.
 extension RankingIndex {
     /// From this many places on (by default), two-digit millimetres are sorted by their leading bits
-    /// into buckets first, then each bucket on its own (``sortInBuckets(bits:)``, and on several
-    /// threads ``sortInBucketsParallel(bits:threads:)``): once the
+    /// into buckets first, then each bucket on its own (`sortInBuckets(bits:)`, and on several
+    /// threads `sortInBucketsParallel(bits:threads:)`): once the
     /// places' positions and keys outgrow the last-level cache, a pass over memory costs more
     /// than the passes within a bucket. Measured on one thread (32 MB last-level cache): 300 000
     /// places 1.7 ms by two 12-bit digits, 2.5 ms in buckets; 400 000 3.6 and 2.9 ms; a million

@@ -10,7 +10,7 @@ import SpatialIndex
 /// positions, `s = c + c³/(24R²)` with `1/R = cos²α/M + sin²α/N` at the
 /// walker's latitude (the series of `2R·asin(c/2R)`; the dropped term is under
 /// 1e-9 m at 10 km). It agrees with Karney's geodesic within
-/// ``GeodesicDistanceFrame/tolerance`` up to 20 km (tested). The order rounds
+/// ``Geodesy/GeodesicDistanceFrame/tolerance`` up to 20 km (tested). The order rounds
 /// distances to whole millimetres; a distance within that tolerance of a
 /// half millimetre could round either way, so it is recomputed with Karney's
 /// method, as are places beyond 20 km. Ties within a millimetre go by name,

@@ -9,7 +9,7 @@ import Traces
 /// Every shard replays the same walk with the same options, so every event
 /// that does not depend on the places (location, filtered, region, pause,
 /// resume, error) is the same line in every shard; it is checked and written
-/// once. Each group's `ranking` lines are merged by ``ShardedRanking`` into
+/// once. Each group's `ranking` lines are merged by ``Proximity/ShardedRanking`` into
 /// the exact order of all places, with moves, inserts and deletes against
 /// the previous merged order. A `map` line comes after an update in which
 /// any shard's visible pins changed: its `visible` is every shard's latest,

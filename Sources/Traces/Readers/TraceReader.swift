@@ -2,7 +2,7 @@ import Foundation
 
 /// Opens trace files: GPX, CSV (GPSLogger's too), KML, TCX, GeoJSON, NMEA and
 /// GeoLife `.plt`, each plain or gzip-compressed; KML zipped as KMZ (or any of
-/// them in a `.zip`, see ``ZipMember``).
+/// them in a `.zip`, see `ZipMember`).
 public enum TraceReader {
     /// The format of `path`. `.gpx`, `.csv`/`.tsv`, `.kml`, `.tcx`, `.geojson`,
     /// `.nmea` and `.plt` say it (`.kmz` says KML); anything else (`.xml`, `.txt`, `.json`, `.log`,

@@ -2,6 +2,7 @@ import Foundation
 
 /// Where a read failed: the file, its 1-based line and column, and why.
 public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Whether the file could not be opened or is not a trace.
     public enum Kind: Sendable, Equatable {
         /// The file does not exist or cannot be opened (the CLI exits 66).
         case unreadable

@@ -2,6 +2,7 @@ import Foundation
 
 /// ISO 8601 date-times as trace files write them, parsed from bytes.
 public enum ISO8601Time {
+    /// A parsed date-time: seconds since 1970 and whether a zone was given.
     public struct Parsed: Equatable, Sendable {
         /// Seconds since 1970-01-01T00:00:00Z.
         public var seconds: Double
