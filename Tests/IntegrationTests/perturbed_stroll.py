@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Stroll with one thing wrong in its output, to show a check failing on it.
+
+    perturbed_stroll.py STROLL MODE ARGS...
+
+runs `STROLL ARGS...` and changes its result by MODE:
+
+- `drop-place` (`places convert IN OUT`): the first place of OUT that is
+  not a node (else the first) removed, and a made-up `warning:` line naming
+  it (a missing-nodes reason), as a reader that lost a place and blamed the
+  extract would print.
+- `rename-place` (`places convert`): two places with different names swap
+  names.
+- `move-centroid` (`places convert`): the first place that is not a node
+  (else the first) moved 1e-7 degrees north (11 mm).
+- `swap-rows` (`replay --format jsonl`): in the first ranking event, the two
+  neighbouring rows (id, name and distance together) whose distances differ
+  least while differing by more than 1.5 mm swap places.
+- `drop-row` (`replay --format jsonl`): the last row of the first ranking
+  event removed.
+- `rename-row` (`replay --format jsonl`): the first row of the first ranking
+  event given the next different name in that ranking.
+
+Stroll's exit code, and its output otherwise, are kept.
+
+The checks import `must_fail` from here: it runs a check against each
+perturbation and passes only when each fails it for its own reason.
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+
+def wrapper(stroll, mode, folder):
+    """An executable in `folder` that runs `stroll` with `mode`'s perturbation."""
+    path = os.path.join(folder, f"stroll-{mode}")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(__file__))} "
+                f"{shlex.quote(os.path.abspath(stroll))} {mode} \"$@\"\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def must_fail(stroll, cases, check, folder, label):
+    """check(executable) against each perturbation in cases [(mode, what its failure must say)] must
+    raise an AssertionError saying that."""
+    for mode, message in cases:
+        try:
+            check(wrapper(stroll, mode, folder))
+        except AssertionError as e:
+            text = str(e)
+            assert message in text, (mode, "failed, but not for the perturbation", text[:500])
+            print(f"{label}: self-test: a stroll with {mode} fails the check: {text[:300]}")
+        else:
+            raise AssertionError(f"self-test: a stroll with {mode} passed the check")
+
+
+def places_convert(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or args[:2] != ["places", "convert"]:
+        return r.returncode
+    source, out = args[2], args[3]
+    with open(out) as f:
+        places = json.load(f)
+    if mode == "drop-place":
+        gone = next((p for p in places if not p["id"].startswith("node/")), places[0])
+        places.remove(gone)
+        sys.stderr.write(f"warning: {source}: {gone['id']}: 1 of its 5 nodes are not in the extract\n")
+    elif mode == "rename-place":
+        a = places[0]
+        b = next(p for p in places if p["name"] != a["name"])
+        a["name"], b["name"] = b["name"], a["name"]
+    elif mode == "move-centroid":
+        p = next((p for p in places if not p["id"].startswith("node/")), places[0])
+        p["latitude"] += 1e-7
+    with open(out, "w") as f:
+        json.dump(places, f)
+    return 0
+
+
+def ranking(stroll, mode, args):
+    child = subprocess.Popen([stroll, *args], stdout=subprocess.PIPE, text=True)
+    done = False
+    for line in child.stdout:
+        if not done and '"type":"ranking"' in line and mode != "swap-rows":
+            e = json.loads(line)
+            if mode == "drop-row":
+                for field in ("order", "names", "distances"):
+                    e[field].pop()
+            elif mode == "rename-row":
+                e["names"][0] = next(n for n in e["names"] if n != e["names"][0])
+            line = json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n"
+            done = True
+        if not done and '"type":"ranking"' in line:
+            e = json.loads(line)
+            d = e["distances"]
+            gaps = [(d[k + 1] - d[k], k) for k in range(len(d) - 1) if d[k + 1] - d[k] > 0.0015]
+            if gaps:
+                _, k = min(gaps)
+                sys.stderr.write(f"perturbed_stroll: swapped rows {k} and {k + 1} ({e['order'][k]} at {d[k]:.4f} m, "
+                                 f"{e['order'][k + 1]} at {d[k + 1]:.4f} m) of the ranking at t={e['t']} ({e['group']})\n")
+                for field in ("order", "names", "distances"):
+                    e[field][k], e[field][k + 1] = e[field][k + 1], e[field][k]
+                line = json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n"
+                done = True
+        sys.stdout.write(line)
+    return child.wait()
+
+
+def main():
+    stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if mode in ("swap-rows", "drop-row", "rename-row"):
+        sys.exit(ranking(stroll, mode, args))
+    sys.exit(places_convert(stroll, mode, args))
+
+
+if __name__ == "__main__":
+    main()
