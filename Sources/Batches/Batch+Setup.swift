@@ -8,8 +8,19 @@ import Replay
 extension Batch {
     /// Why a batch cannot start; `kind` tells the command-line contract's exit code.
     public struct SetupError: Error, Sendable, CustomStringConvertible {
-        public enum Kind: Sendable { case missing, unavailable, cannotWrite }
+        /// What failed: something named is missing (exit 66), the Ray cluster
+        /// cannot be reached (69), or a file cannot be written (70).
+        public enum Kind: Sendable {
+            /// A trace, a folder to verify against, or a folder that cannot be made.
+            case missing
+            /// The Ray cluster cannot be reached or its driver cannot start.
+            case unavailable
+            /// The shards cannot be written.
+            case cannotWrite
+        }
+        /// What failed.
         public var kind: Kind
+        /// What failed and why, naming the file, folder or address.
         public var message: String
         public var description: String { message }
     }

@@ -98,7 +98,9 @@ public struct PlaceSet: Equatable, Sendable {
 
     /// A group asked for that the set does not have.
     public struct UnknownGroup: Error, Sendable, CustomStringConvertible {
+        /// The group asked for.
         public var group: String
+        /// The set's groups.
         public var groups: [String]
         public var description: String { "unknown group \"\(group)\"; the groups are: \(groups.joined(separator: ", "))" }
     }

@@ -12,7 +12,9 @@ import Traces
 public struct ReplayText: Sendable {
     /// Text to write: to standard output, and to standard error (errors).
     public struct Output: Sendable, Equatable {
+        /// Text for standard output, if any.
         public var standardOutput: String?
+        /// Text for standard error (an error event), if any.
         public var standardError: String?
     }
 
@@ -25,12 +27,15 @@ public struct ReplayText: Sendable {
     public let redraw: Bool
     /// The walk's start (seconds since 1970) and length, for the progress line.
     public var startTime = 0.0
+    /// The walk's length in seconds.
     public var duration = 0.0
     private var delivered = 0
     private var previousOrder: [String: [String]] = [:]
     private var screen: [String: [String]] = [:]
     private var lastLocation: Location?
 
+    /// Text for a replay of `groups`; `realtime` when `t` is the wall clock's,
+    /// `redraw` to redraw a terminal's screen in place.
     public init(groups: [String], realtime: Bool, redraw: Bool) {
         self.groups = groups
         self.realtime = realtime

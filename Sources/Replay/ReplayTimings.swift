@@ -15,11 +15,16 @@ import Darwin
 /// reports these parts per delivered fix, with the encoding and the writing
 /// of the event lines that it measures itself.
 public struct ReplayTimings: Sendable, Equatable {
+    /// In the location simulator: timeline, sensor, filters.
     public var simulator: UInt64 = 0
+    /// In every group's ranking: distances, order, row moves.
     public var rankings: UInt64 = 0
+    /// In the map model.
     public var map: UInt64 = 0
+    /// Assembling the events and the golden timeline.
     public var events: UInt64 = 0
 
+    /// Counters at zero.
     public init() {}
 
     /// The monotonic clock in nanoseconds (`clock_gettime`).

@@ -4,12 +4,13 @@
 /// written with it, one line after another into the same buffer.
 ///
 /// Keys and punctuation are written as they are with ``raw(_:)``
-/// (`raw("{\"type\":\"map\",\"t\":")`), values with ``number(_:)``,
-/// ``int(_:)``, ``string(_:)`` and the rest.
+/// (`raw("{\"type\":\"map\",\"t\":")`), values with ``number(_:)-(Double)``,
+/// ``int(_:)``, ``string(_:)-(String)`` and the rest.
 public struct JSONBytes: Sendable {
     /// The bytes written since the last ``removeAll()``.
     public private(set) var bytes: [UInt8]
 
+    /// An empty buffer with room for `capacity` bytes.
     public init(capacity: Int = 4096) {
         bytes = []
         bytes.reserveCapacity(capacity)
@@ -29,6 +30,7 @@ public struct JSONBytes: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// One byte as it is (a newline, a bracket).
     @inline(__always)
     public mutating func byte(_ b: UInt8) {
         bytes.append(b)
@@ -68,6 +70,7 @@ public struct JSONBytes: Sendable {
         }
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ b: Bool) {
         if b { raw("true") } else { raw("false") }
     }
