@@ -1,6 +1,5 @@
 import Foundation
 import Replay
-import Traces
 
 /// Writes replay events as JSON Lines (the contract in ../shared/CLI.md) or
 /// as text for people (``ReplayText``): on a terminal during a real-time
@@ -8,34 +7,20 @@ import Traces
 struct EventWriter {
     let jsonl: Bool
     var text: ReplayText
-    /// The lines not yet written to standard output.
-    private var lines = JSONBytes(capacity: 1 << 16)
+    var lines: JSONLinesOutput
 
     init(format: String, realtime: Bool, groups: [String]) {
         jsonl = format == "jsonl"
         text = ReplayText(groups: groups, realtime: realtime, redraw: !jsonl && realtime && isatty(STDOUT_FILENO) == 1)
+        lines = JSONLinesOutput(live: realtime)
     }
 
     /// Prints one event: its JSON line, or what the text shows of it.
     mutating func write(_ event: ReplayEvent) {
-        if jsonl {
-            event.writeJSONLine(to: &lines)
-            lines.byte(10)
-            // Live (--realtime) each line as it comes; else in blocks of 64 KiB.
-            if text.realtime || lines.bytes.count >= 1 << 16 { flush() }
-            return
-        }
+        if jsonl { return lines.write(event) }
         let output = text.render(event)
         if let out = output.standardOutput { print(out) }
         if let err = output.standardError { printError(err) }
-    }
-
-    /// Writes the lines not yet written to standard output (in JSON Lines
-    /// nothing else is written there, so they keep their order).
-    mutating func flush() {
-        guard !lines.bytes.isEmpty else { return }
-        lines.bytes.withUnsafeBytes { writeStandardOutput($0) }
-        lines.removeAll()
     }
 
     func begin(trace: String, places: Int, notes: [String]) {

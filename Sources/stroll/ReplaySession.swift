@@ -60,7 +60,7 @@ struct ReplaySession {
         } else {
             while let event = replay.next() { record(event, into: &report, names: names) }
         }
-        out.flush()
+        out.lines.flush() // in JSON Lines nothing else goes to standard output
         if replay.failed { throw StrollExit.badInput }
         let counts = replay.counts
         log.debug("replayed \(counts.generated) fixes: \(counts.delivered) delivered, \(counts.filteredTotal) filtered, \(replay.rankingChanges) order changes")
