@@ -101,8 +101,10 @@ clean:
 	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build
 
 # `stroll serve` with Debian's real gpsd clients (gpspipe, python3-gps) and
-# gpsd itself reading its NMEA stream, bad client input, and 50 clients for a
-# minute (Tests/IntegrationTests/serve/check_serve.py; loopback only). python3-gps is installed
+# gpsd itself reading its NMEA stream, bad client input, and 50 clients each
+# receiving two whole walks of reports, in order, while two that never read
+# are dropped (Tests/IntegrationTests/serve/check_serve.py; loopback only; it
+# waits for counts and events, never a fixed time). python3-gps is installed
 # for Debian's /usr/bin/python3, so that interpreter runs the checks.
 test-serve: build
 	@$(APT_NEED) gpsd gpsd-clients python3-gps
