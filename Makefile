@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
 
-.PHONY: all deps integration-deps test-tools build run install test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -132,6 +132,16 @@ test-junit: build $(PYENV)/ready-2
 # show the walk's time in every header and in the progress line.
 test-terminal: build
 	python3 Tests/IntegrationTests/terminal/check_realtime_pty.py $(STROLL)
+
+# The integration checks shown to fail on wrong results: serve's, junit's,
+# terminal's and clusters' checks run at once against
+# Tests/IntegrationTests/selftest/perturbed_stroll.py, a stroll whose TPV
+# reports are 1.1 m off, whose JUnit report passes a diverged walk, whose
+# screens put the ranking headers 60 s ahead, whose clusters list each
+# other's members; each check must fail, naming it.
+test-selftest: build $(PYENV)/ready-2
+	@$(APT_NEED) gpsd gpsd-clients python3-gps
+	/usr/bin/python3 Tests/IntegrationTests/selftest/run_selftest.py $(STROLL) $(PYENV)/bin/python
 
 # `stroll batch --ray` on a local Ray cluster: a head and two worker nodes on
 # loopback started with `ray start`, from the ray package in a virtual
