@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -110,8 +110,10 @@ clean:
 	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build
 
 # `stroll serve` with Debian's real gpsd clients (gpspipe, python3-gps) and
-# gpsd itself reading its NMEA stream, bad client input, and 50 clients for a
-# minute (Tests/IntegrationTests/serve/check_serve.py; loopback only). python3-gps is installed
+# gpsd itself reading its NMEA stream, bad client input, and 50 clients each
+# receiving two whole walks of reports, in order, while two that never read
+# are dropped (Tests/IntegrationTests/serve/check_serve.py; loopback only; it
+# waits for counts and events, never a fixed time). python3-gps is installed
 # for Debian's /usr/bin/python3, so that interpreter runs the checks.
 test-serve: build
 	@$(APT_NEED) gpsd gpsd-clients python3-gps
@@ -139,6 +141,16 @@ test-junit: build $(PYENV)/ready-2
 # show the walk's time in every header and in the progress line.
 test-terminal: build
 	python3 Tests/IntegrationTests/terminal/check_realtime_pty.py $(STROLL)
+
+# The integration checks shown to fail on wrong results: serve's, junit's,
+# terminal's and clusters' checks run at once against
+# Tests/IntegrationTests/selftest/perturbed_stroll.py, a stroll whose TPV
+# reports are 1.1 m off, whose JUnit report passes a diverged walk, whose
+# screens put the ranking headers 60 s ahead, whose clusters list each
+# other's members; each check must fail, naming it.
+test-selftest: build $(PYENV)/ready-2
+	@$(APT_NEED) gpsd gpsd-clients python3-gps
+	/usr/bin/python3 Tests/IntegrationTests/selftest/run_selftest.py $(STROLL) $(PYENV)/bin/python
 
 # `stroll batch --ray` on a local Ray cluster: a head and two worker nodes on
 # loopback started with `ray start`, from the ray package in a virtual

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives `stroll replay --realtime --speed 120` and `stroll batch` on a
-pseudo-terminal, as a person would watch them. First `replay`:
-person would watch it, and reads the screens it draws in place.
+pseudo-terminal, as a person would watch them. First `replay`, whose
+screens, drawn in place, it reads.
 
 Every screen shows the ranked lists, each under a header `HH:MM:SS  lat, lon
 group`, and a progress line `HH:MM:SS of HH:MM:SS  N fixes delivered`. All of
@@ -24,6 +24,7 @@ import os
 import pty
 import re
 import select
+import signal
 import sys
 import time
 
@@ -35,27 +36,54 @@ def seconds(clock):
     return h * 3600 + m * 60 + s
 
 
+# Seconds a command on the terminal may run before it is taken for a hang and
+# killed: a guard, not a limit any check relies on (the longest, the replay at
+# --speed 120, takes 13 s).
+HANG_GUARD = 300
+
+
 def on_pty(argv, cwd=None):
+    """Runs argv on a new pseudo-terminal and reads what it draws until it
+    closes the terminal; its output and exit code. A command still running
+    after HANG_GUARD seconds is killed (SIGKILL) before it is waited for, so
+    that nothing here blocks without bound, and is an error."""
     pid, fd = pty.fork()
     if pid == 0:
         if cwd:
             os.chdir(cwd)
         os.execv(argv[0], argv)
     out = b""
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        ready, _, _ = select.select([fd], [], [], 1)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
+    deadline = time.monotonic() + HANG_GUARD
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        status, killed = reap(pid, deadline)
+    finally:
+        os.close(fd)
+    assert not killed, f"{' '.join(argv[1:3])} was still running after {HANG_GUARD} s (killed): {out[-2000:]!r}"
     return out.decode("utf-8", "replace"), os.waitstatus_to_exitcode(status)
+
+
+def reap(pid, deadline):
+    """The child's wait status, and whether it had to be killed: polled
+    without blocking until the deadline, then SIGKILL and a wait that returns."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, False
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            return os.waitpid(pid, 0)[1], True
+        time.sleep(0.01)
 
 
 def main():
@@ -88,7 +116,7 @@ def main():
         assert "; running: " in text, text[-2000:]
         assert all(f"[done] {w}" in text for w in walks)
         plain = __import__("subprocess").run([stroll, "batch", *walks, "--jobs", "2", "--out", os.path.join(tmp, "piped"), "--rate", "10"],
-                                             capture_output=True, text=True)
+                                             capture_output=True, text=True, timeout=HANG_GUARD)
         assert plain.returncode == 0 and "\x1b[" not in plain.stdout and "[running]" in plain.stdout
     print(f"pty: batch drew {len(progress)} progress lines in place; on a pipe, plain lines")
 
@@ -114,7 +142,7 @@ def main():
             assert any(re.match(expect, d) for d in drawn), (argv, drawn[:5])
             # The line is cleared before the output, which starts on a clean line.
             assert text.split("\r\x1b[K")[-1].startswith(result), text[-600:]
-            piped = subprocess.run(argv, capture_output=True, text=True)
+            piped = subprocess.run(argv, capture_output=True, text=True, timeout=HANG_GUARD)
             assert piped.returncode == 0 and piped.stderr == "" and "\x1b[" not in piped.stdout and result in piped.stdout, piped.stderr[-500:]
             print(f"pty: {argv[1]} {argv[2]}: {len(drawn)} progress lines drawn in place and cleared; on a pipe, none")
 
