@@ -61,12 +61,16 @@ install: build
 test-tools:
 	@$(APT_NEED) gpsbabel
 
-# The suite, then the two example apps (packages of their own that use Stroll
-# by path, written against CoreLocation and MapKit only; one build folder for
-# both, so Stroll's modules are compiled for them once).
+# The suite, then docs/Compatibility.md's symbol tables against the public
+# symbols of the CoreLocation and MapKit modules the suite's build made (1-3 s:
+# swift-symbolgraph-extract, nothing compiled), then the two example apps
+# (packages of their own that use Stroll by path, written against CoreLocation
+# and MapKit only; one build folder for both, so Stroll's modules are compiled
+# for them once).
 test: deps test-tools
 	python3 Tests/IntegrationTests/architecture/check_graph.py
 	$(SWIFT) test
+	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/compatibility/check_table.py
 	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build/examples
 	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build/examples
 

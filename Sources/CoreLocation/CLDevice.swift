@@ -16,6 +16,10 @@ public protocol CLLocationDevice: AnyObject, Sendable {
     func startUpdatingLocation(for manager: CLLocationManager)
     func stopUpdatingLocation(for manager: CLLocationManager)
     func requestLocation(for manager: CLLocationManager)
+    /// Significant-change monitoring, a service of its own beside standard
+    /// updates: starting or stopping one leaves the other as it is.
+    func startMonitoringSignificantLocationChanges(for manager: CLLocationManager)
+    func stopMonitoringSignificantLocationChanges(for manager: CLLocationManager)
     func startMonitoring(for region: CLRegion, manager: CLLocationManager)
     func stopMonitoring(for region: CLRegion, manager: CLLocationManager)
     func requestState(for region: CLRegion, manager: CLLocationManager)

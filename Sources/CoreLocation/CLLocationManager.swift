@@ -56,9 +56,14 @@ open class CLLocationManager: NSObject {
     /// The most recent fix delivered to this manager.
     open private(set) var location: CLLocation?
     open private(set) var monitoredRegions: Set<CLRegion> = []
+    /// The largest radius a monitored region may have: monitoring a larger
+    /// one fails with `regionMonitoringFailure`, as on iOS. iOS's value is
+    /// the device's; Stroll's is a constant.
     open var maximumRegionMonitoringDistance: CLLocationDistance { 1_000_000 }
     /// Whether updates are on (not a CoreLocation property; for tests and the device).
     public private(set) var isUpdatingLocation = false
+    /// Whether significant-change monitoring is on (not a CoreLocation property; for tests and the device).
+    public private(set) var isMonitoringSignificantLocationChanges = false
 
     /// Not isolated, so that a manager can be made anywhere (a stored
     /// property's default value in any class), as on iOS.
@@ -94,13 +99,21 @@ open class CLLocationManager: NSObject {
         device.requestLocation(for: self)
     }
 
-    /// Significant changes: fixes at least 500 m apart, as iOS's cell-based service.
+    /// Significant changes, a service of its own: the device's current fix,
+    /// then one each time the device has moved about 500 m, whatever
+    /// `distanceFilter` and `desiredAccuracy` say (neither is changed). It
+    /// runs beside `startUpdatingLocation()`: stopping one leaves the other on.
+    /// Starting it again while it runs gives no new first fix, as on iOS.
     open func startMonitoringSignificantLocationChanges() {
-        distanceFilter = 500
-        startUpdatingLocation()
+        isMonitoringSignificantLocationChanges = true
+        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        device.startMonitoringSignificantLocationChanges(for: self)
     }
 
-    open func stopMonitoringSignificantLocationChanges() { stopUpdatingLocation() }
+    open func stopMonitoringSignificantLocationChanges() {
+        isMonitoringSignificantLocationChanges = false
+        CLDevice.current?.stopMonitoringSignificantLocationChanges(for: self)
+    }
 
     open func startMonitoring(for region: CLRegion) {
         monitoredRegions.remove(region)
@@ -126,7 +139,10 @@ open class CLLocationManager: NSObject {
             location = locations.last ?? location
             delegate?.locationManager(self, didUpdateLocations: locations)
         case .failure(let error):
-            if error.code == .denied { isUpdatingLocation = false }
+            if error.code == .denied {
+                isUpdatingLocation = false
+                isMonitoringSignificantLocationChanges = false
+            }
             delegate?.locationManager(self, didFailWithError: error)
         case .authorizationChanged(let status):
             delegate?.locationManagerDidChangeAuthorization(self)

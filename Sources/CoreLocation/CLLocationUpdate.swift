@@ -28,8 +28,12 @@ public struct CLLocationUpdate: Sendable {
 
     /// Every fix the device makes, with no distance filter, from the next
     /// moment the device steps (under Stroll: the next `run()` or `advance`).
-    /// Under Stroll the sequence ends when the replayed walk ends; with no
-    /// device installed it yields one update with `locationUnavailable` and ends.
+    /// When the device stops (under Stroll: 120 s within 10 m) one update says
+    /// `isStationary`, without a location, and none follow until it moves.
+    /// The configuration is accepted and not used: every configuration gets
+    /// the same updates. Under Stroll the sequence ends when the replayed walk
+    /// ends; with no device installed it yields one update with
+    /// `locationUnavailable` and ends.
     public static func liveUpdates(_ configuration: LiveConfiguration = .default) -> Updates {
         let (stream, continuation) = AsyncStream.makeStream(of: CLLocationUpdate.self)
         CLDevice.requestLiveUpdates(continuation)

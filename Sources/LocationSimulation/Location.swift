@@ -16,6 +16,14 @@ public struct Location: Equatable, Sendable {
     public var course: Double
     /// Metres per second; -1 when undefined.
     public var speed: Double
+    /// One standard deviation of `course`, degrees, and of `speed`, metres per
+    /// second; -1 when the value is undefined or there is no leg to measure
+    /// it on. Course and speed are the trace's leg between two recorded
+    /// fixes; with each end off by this fix's error σ per axis
+    /// (`horizontalAccuracy × SensorOptions.sigmaPerRadius68`), they are off
+    /// by `atan(√2 σ / length)` and `√2 σ / duration` (docs/Receiver.md).
+    public var courseAccuracy = -1.0
+    public var speedAccuracy = -1.0
     /// Seconds since 1970-01-01T00:00:00Z.
     public var timestamp: Double
     /// The trace line of a recorded fix; nil for an interpolated one.

@@ -344,6 +344,12 @@ struct SensorModel {
         var location = Location(coordinate: coordinate, altitude: truth.elevation ?? 0, horizontalAccuracy: accuracy,
                                 verticalAccuracy: verticalAccuracy, course: truth.course, speed: truth.speed,
                                 timestamp: truth.time, sourceLine: truth.line)
+        if let leg = truth.leg {
+            // Both ends of the leg off by this fix's error: along the leg for speed, across it for course.
+            let spread = 2.squareRoot() * accuracy * SensorOptions.sigmaPerRadius68
+            if truth.speed >= 0, leg.duration > 0 { location.speedAccuracy = spread / leg.duration }
+            if truth.course >= 0, leg.distance > 0 { location.courseAccuracy = atan2(spread, leg.distance) * 180 / .pi }
+        }
         if options.debugTruth { location.appliedError = Location.AppliedError(east: east, north: north, multipath: multipath) }
         return .fix(location)
     }

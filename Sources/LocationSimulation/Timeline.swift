@@ -43,6 +43,8 @@ struct TrueFix {
     var course: Double
     var speed: Double
     var line: Int?
+    /// The trace leg `course` and `speed` were measured over: metres and seconds.
+    var leg: (distance: Double, duration: Double)? = nil
 }
 
 /// The fixes of a trace in time order: recorded fixes at their own times,
@@ -139,6 +141,7 @@ struct Timeline {
         /// Course and speed on arrival at the next recorded fix (-1: unknown, a segment's first fix).
         private var arrivalCourse = -1.0
         private var arrivalSpeed = -1.0
+        private var arrivalLeg: (distance: Double, duration: Double)?
         private var step = 0
         private var emittedRecorded = false
         private let seekTime: Double
@@ -167,6 +170,7 @@ struct Timeline {
                     leg = nil
                     arrivalCourse = -1
                     arrivalSpeed = -1
+                    arrivalLeg = nil
                     continue
                 }
                 let p = points[index]
@@ -174,7 +178,7 @@ struct Timeline {
                     emittedRecorded = true
                     var fix = TrueFix(coordinate: p.coordinate, time: p.time + offset, elevation: p.elevation,
                                       horizontalAccuracy: p.horizontalAccuracy, verticalAccuracy: p.verticalAccuracy,
-                                      course: arrivalCourse, speed: arrivalSpeed, line: p.line)
+                                      course: arrivalCourse, speed: arrivalSpeed, line: p.line, leg: arrivalLeg)
                     prepareLeg()
                     if let s = p.speed, s >= 0 { fix.speed = s }
                     if let c = p.course, c >= 0 { fix.course = c }
@@ -195,7 +199,8 @@ struct Timeline {
                                        horizontalAccuracy: mix(p.horizontalAccuracy, q.horizontalAccuracy),
                                        verticalAccuracy: mix(p.verticalAccuracy, q.verticalAccuracy),
                                        course: legDistance > 0.01 ? Self.course(position.azimuth2) : -1,
-                                       speed: legDistance > 0.01 ? legDistance / legDuration : 0, line: nil)
+                                       speed: legDistance > 0.01 ? legDistance / legDuration : 0, line: nil,
+                                       leg: (legDistance, legDuration))
                     }
                 }
                 index += 1
@@ -212,6 +217,7 @@ struct Timeline {
             step = 0
             arrivalCourse = -1
             arrivalSpeed = -1
+            arrivalLeg = nil
             let points = timeline.points
             guard index + 1 < points.count else { return }
             let p = points[index], q = points[index + 1]
@@ -221,6 +227,7 @@ struct Timeline {
             let moving = inverse.distance > 0.01
             arrivalCourse = moving ? Self.course(inverse.azimuth2) : -1
             arrivalSpeed = duration > 0 ? (moving ? inverse.distance / duration : 0) : -1
+            arrivalLeg = duration > 0 ? (inverse.distance, duration) : nil
             guard timeline.options.rate > 0, duration > 1 / timeline.options.rate, duration <= timeline.options.maximumInterpolatedGap else { return }
             legDistance = inverse.distance
             legDuration = duration

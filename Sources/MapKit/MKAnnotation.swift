@@ -80,13 +80,16 @@ public enum MKUserTrackingMode: Int, Sendable {
     case followWithHeading = 2
 }
 
-/// A pin's view, headless: it carries its annotation and selection only.
+/// A pin's view, headless: it carries its annotation, its selection and
+/// whether it can be selected; nothing is drawn.
 @preconcurrency @MainActor
 open class MKAnnotationView: NSObject {
     open var annotation: (any MKAnnotation)?
     public let reuseIdentifier: String?
     open var isSelected = false
+    /// Kept for the app to read; there is no callout to show.
     open var canShowCallout = false
+    /// A view that is not enabled cannot be selected (`MKMapView.selectAnnotation` does nothing).
     open var isEnabled = true
     /// Pins whose views share an identifier are drawn as one cluster when close on screen.
     open var clusteringIdentifier: String?

@@ -244,9 +244,12 @@ open class MKMapView: NSObject {
 
     /// Single selection: selecting one deselects the other first. A cluster
     /// drawn now can be selected; a selected annotation leaves its cluster.
+    /// An annotation whose view is not enabled (`isEnabled` false) cannot be
+    /// selected: nothing changes and no callback comes, as on iOS.
     open func selectAnnotation(_ annotation: any MKAnnotation, animated: Bool) {
         let clusterID = (annotation as? MKClusterAnnotation).flatMap(clusterID(of:))
         guard let id = ids[ObjectIdentifier(annotation)] ?? clusterID, model.selected != id else { return }
+        if clusterID == nil, view(for: annotation)?.isEnabled == false { return }
         if let current = model.selected, let object = objects[current] ?? clusterObjects[current] { deselectAnnotation(object, animated: animated) }
         guard case .success = model.select(id) else { return }
         if clusterID == nil, let view = view(for: annotation) {

@@ -20,8 +20,17 @@ import Traces
 /// the main actor in time order; callbacks at the same instant come in the
 /// order the managers started. Authorization prompts are answered with
 /// ``authorizationAnswer``. Monitored regions report entry, exit and state.
+/// Significant-change monitoring is a service of its own beside a manager's
+/// updates (``significantChangeDistance``, ``significantChangeInterval``).
 @MainActor
 public final class SimulatedDevice: CLLocationDevice {
+    /// Metres the device must have moved from the last significant-change
+    /// fix for the next: Apple's "500 meters or more".
+    nonisolated public static let significantChangeDistance = 500.0
+    /// Seconds that must have passed since the last significant-change fix
+    /// for the next: Apple's "not more frequently than once every five minutes".
+    nonisolated public static let significantChangeInterval = 300.0
+
     /// The installed simulation; every manager asks it. Setting it installs it as ``CoreLocation/CLDevice/current``.
     public static var current: SimulatedDevice? {
         didSet { CLDevice.current = current }
@@ -44,9 +53,12 @@ public final class SimulatedDevice: CLLocationDevice {
     private var feeds: [Feed] = []
     private var nextFeedOrder = 0
     private var known: [WeakManager] = []
-    private var waiting: [WeakManager] = []
+    /// Updates and significant-change monitoring started before the prompt was answered.
+    private var waiting: [(manager: WeakManager, kind: Feed.Kind)] = []
     private var queued: [(manager: WeakManager, event: CLDeviceEvent)] = []
     private var announced: [ObjectIdentifier: Set<String>] = [:]
+    /// Regions whose monitoring failed, by manager: kept in its `monitoredRegions`, never watched.
+    private var refused: [ObjectIdentifier: Set<String>] = [:]
 
     /// A walk from a trace file (GPX or CSV). A missing or unreadable file throws an error naming it.
     public convenience init(trace path: String, replay: ReplayOptions = ReplayOptions(), sensor: SensorOptions = SensorOptions(),
@@ -126,10 +138,14 @@ public final class SimulatedDevice: CLLocationDevice {
         if !always && answer == .authorizedAlways { answer = .authorizedWhenInUse }
         authorizationStatus = answer
         for manager in known.compactMap(\.manager) { queue(.authorizationChanged(answer), for: manager) }
-        let held = waiting.compactMap(\.manager)
+        let held = waiting
         waiting.removeAll()
         // Managers that started before the answer: updates now, or `.denied`.
-        for manager in held where manager.isUpdatingLocation { startUpdatingLocation(for: manager) }
+        for (entry, kind) in held {
+            guard let manager = entry.manager else { continue }
+            if kind == .updates, manager.isUpdatingLocation { startUpdatingLocation(for: manager) }
+            if kind == .significant, manager.isMonitoringSignificantLocationChanges { startMonitoringSignificantLocationChanges(for: manager) }
+        }
     }
 
     public func delegateDidChange(for manager: CLLocationManager) {
@@ -140,19 +156,40 @@ public final class SimulatedDevice: CLLocationDevice {
     public func startUpdatingLocation(for manager: CLLocationManager) {
         remember(manager)
         stopUpdatingLocation(for: manager)
-        switch authorizationStatus {
-        case .authorizedAlways, .authorizedWhenInUse:
-            addFeed(.updates, for: manager)
-        case .notDetermined:
-            waiting.append(WeakManager(manager))
-        case .denied, .restricted:
-            queue(.failure(CLError(.denied)), for: manager)
-        }
+        start(.updates, for: manager)
     }
 
     public func stopUpdatingLocation(for manager: CLLocationManager) {
         feeds.removeAll { $0.manager === manager && ($0.kind == .updates || $0.kind == .oneShot) }
-        waiting.removeAll { $0.manager === manager }
+        waiting.removeAll { $0.manager.manager === manager && $0.kind == .updates }
+    }
+
+    /// The service runs on its own: a manager's updates, `distanceFilter` and
+    /// `desiredAccuracy` do not touch it. Started again while it runs, nothing
+    /// changes (iOS sends no new first fix).
+    public func startMonitoringSignificantLocationChanges(for manager: CLLocationManager) {
+        remember(manager)
+        let running = feeds.contains { $0.manager === manager && $0.kind == .significant }
+        guard !running, !waiting.contains(where: { $0.manager.manager === manager && $0.kind == .significant }) else { return }
+        start(.significant, for: manager)
+    }
+
+    public func stopMonitoringSignificantLocationChanges(for manager: CLLocationManager) {
+        feeds.removeAll { $0.manager === manager && $0.kind == .significant }
+        waiting.removeAll { $0.manager.manager === manager && $0.kind == .significant }
+    }
+
+    /// A manager's updates or significant changes: now when authorized, after
+    /// the prompt's answer when not yet determined, else `.denied`.
+    private func start(_ kind: Feed.Kind, for manager: CLLocationManager) {
+        switch authorizationStatus {
+        case .authorizedAlways, .authorizedWhenInUse:
+            addFeed(kind, for: manager)
+        case .notDetermined:
+            waiting.append((WeakManager(manager), kind))
+        case .denied, .restricted:
+            queue(.failure(CLError(.denied)), for: manager)
+        }
     }
 
     public func requestLocation(for manager: CLLocationManager) {
@@ -165,13 +202,23 @@ public final class SimulatedDevice: CLLocationDevice {
         }
     }
 
+    /// Monitoring fails, as on iOS, for a region that is not a circle, one
+    /// wider than `maximumRegionMonitoringDistance`, one past the 20 an app
+    /// may monitor (`regionMonitoringFailure`), and without authorization
+    /// (`regionMonitoringDenied`).
     public func startMonitoring(for region: CLRegion, manager: CLLocationManager) {
         remember(manager)
-        guard region is CLCircularRegion else {
+        let key = ObjectIdentifier(manager)
+        refused[key]?.remove(region.identifier)
+        let limit = LocationSettings().maximumRegions
+        guard let circle = region as? CLCircularRegion, circle.radius <= manager.maximumRegionMonitoringDistance,
+              watched(by: manager).count <= limit else {
+            refused[key, default: []].insert(region.identifier)
             queue(.monitoringFailed(region, CLError(.regionMonitoringFailure)), for: manager)
             return
         }
         guard authorizationStatus == .authorizedAlways || authorizationStatus == .authorizedWhenInUse else {
+            refused[key, default: []].insert(region.identifier)
             queue(.monitoringFailed(region, CLError(.regionMonitoringDenied)), for: manager)
             return
         }
@@ -181,7 +228,14 @@ public final class SimulatedDevice: CLLocationDevice {
 
     public func stopMonitoring(for region: CLRegion, manager: CLLocationManager) {
         announced[ObjectIdentifier(manager)]?.remove(region.identifier)
+        refused[ObjectIdentifier(manager)]?.remove(region.identifier)
         monitorAgain(manager)
+    }
+
+    /// A manager's monitored regions that are watched: circles whose monitoring did not fail.
+    private func watched(by manager: CLLocationManager) -> [CLCircularRegion] {
+        let failed = refused[ObjectIdentifier(manager)] ?? []
+        return manager.monitoredRegions.compactMap { $0 as? CLCircularRegion }.filter { !failed.contains($0.identifier) }
     }
 
     public func requestState(for region: CLRegion, manager: CLLocationManager) {
@@ -206,6 +260,8 @@ public final class SimulatedDevice: CLLocationDevice {
         var settings = LocationSettings()
         settings.desiredAccuracy = kCLLocationAccuracyBest
         settings.distanceFilter = kCLDistanceFilterNone
+        // As iOS's live updates: a stop is reported once (`isStationary`), then nothing until the device moves.
+        settings.pausesLocationUpdatesAutomatically = true
         feeds.append(Feed(kind: .live, manager: nil, continuation: continuation, simulator: makeSimulator(settings), order: takeOrder()))
     }
 
@@ -239,10 +295,13 @@ public final class SimulatedDevice: CLLocationDevice {
         return try? LocationSimulator(trace: trace, settings: settings, replay: options, sensor: sensor, regions: regions)
     }
 
+    /// A manager's feed: its own settings for updates and one-shot requests;
+    /// significant changes take every fix at the device's best and filter them
+    /// themselves (``Feed/significantChange(_:)``).
     private func addFeed(_ kind: Feed.Kind, for manager: CLLocationManager) {
         var settings = LocationSettings()
-        settings.desiredAccuracy = manager.desiredAccuracy
-        settings.distanceFilter = kind == .oneShot ? kCLDistanceFilterNone : manager.distanceFilter
+        settings.desiredAccuracy = kind == .significant ? kCLLocationAccuracyBest : manager.desiredAccuracy
+        settings.distanceFilter = kind == .updates ? manager.distanceFilter : kCLDistanceFilterNone
         settings.pausesLocationUpdatesAutomatically = kind == .updates && manager.pausesLocationUpdatesAutomatically
         let feed = Feed(kind: kind, manager: manager, continuation: nil, simulator: makeSimulator(settings), order: takeOrder())
         feed.desiredAccuracy = manager.desiredAccuracy
@@ -253,7 +312,7 @@ public final class SimulatedDevice: CLLocationDevice {
     /// Region monitoring for a manager restarts from now with its current regions.
     private func monitorAgain(_ manager: CLLocationManager) {
         feeds.removeAll { $0.manager === manager && $0.kind == .monitoring }
-        let regions = manager.monitoredRegions.compactMap { $0 as? CLCircularRegion }.sorted { $0.identifier < $1.identifier }
+        let regions = watched(by: manager).sorted { $0.identifier < $1.identifier }
         guard !regions.isEmpty else { return }
         let monitored = regions.map { r in
             MonitoredRegion(identifier: r.identifier, shape: .circle(center: Coordinate(computedLatitude: r.center.latitude, longitude: r.center.longitude), radius: r.radius),
@@ -296,6 +355,9 @@ public final class SimulatedDevice: CLLocationDevice {
                 feed.isFinished = true
                 manager.receive(.locations([CLLocation(best)]))
             }
+        case .significant:
+            guard let manager = feed.manager, case .location(let l) = event, feed.significantChange(l) else { return }
+            manager.receive(.locations([CLLocation(l)]))
         case .monitoring:
             guard let manager = feed.manager else { return }
             let key = ObjectIdentifier(manager)
@@ -338,7 +400,7 @@ public final class SimulatedDevice: CLLocationDevice {
 @MainActor
 final class Feed {
     enum Kind {
-        case updates, oneShot, monitoring, live
+        case updates, oneShot, significant, monitoring, live
     }
 
     let kind: Kind
@@ -351,6 +413,8 @@ final class Feed {
     var desiredAccuracy = 0.0
     var startedAt = 0.0
     var best: Location?
+    /// The last fix a significant-change feed delivered.
+    var lastSignificant: Location?
     var isFinished = false
 
     init(kind: Kind, manager: CLLocationManager?, continuation: AsyncStream<CLLocationUpdate>.Continuation?, simulator: LocationSimulator?, order: Int) {
@@ -375,6 +439,19 @@ final class Feed {
         defer { upcoming = nil }
         return peek()
     }
+
+    /// Whether a significant-change feed delivers this fix: the first, then
+    /// one at least ``SimulatedDevice/significantChangeDistance`` metres (by
+    /// the WGS84 geodesic) and ``SimulatedDevice/significantChangeInterval``
+    /// seconds from the last it delivered.
+    func significantChange(_ l: Location) -> Bool {
+        if let last = lastSignificant {
+            guard l.timestamp - last.timestamp >= SimulatedDevice.significantChangeInterval,
+                  Geodesic.wgs84.distance(last.coordinate, l.coordinate) >= SimulatedDevice.significantChangeDistance else { return false }
+        }
+        lastSignificant = l
+        return true
+    }
 }
 
 struct WeakManager {
@@ -390,7 +467,7 @@ extension CLLocation {
     convenience init(_ l: Location) {
         self.init(coordinate: CLLocationCoordinate2D(latitude: l.coordinate.latitude, longitude: l.coordinate.longitude),
                   altitude: l.altitude, horizontalAccuracy: l.horizontalAccuracy, verticalAccuracy: l.verticalAccuracy,
-                  course: l.course, courseAccuracy: l.course >= 0 ? 5 : -1, speed: l.speed, speedAccuracy: l.speed >= 0 ? 0.5 : -1,
+                  course: l.course, courseAccuracy: l.courseAccuracy, speed: l.speed, speedAccuracy: l.speedAccuracy,
                   timestamp: Date(timeIntervalSince1970: l.timestamp))
     }
 }

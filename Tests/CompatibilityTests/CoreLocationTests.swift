@@ -17,6 +17,8 @@ final class WalkTracker: NSObject, CLLocationManagerDelegate {
     var errors: [CLError] = []
     var authorizationChanges: [CLAuthorizationStatus] = []
     var regionEvents: [String] = []
+    var monitoringStarts: [String] = []
+    var monitoringFailures: [String] = []
 
     init(distanceFilter: CLLocationDistance = 25) {
         super.init()
@@ -48,14 +50,63 @@ final class WalkTracker: NSObject, CLLocationManagerDelegate {
         let id = region.identifier
         MainActor.assumeIsolated { regionEvents.append("exit \(id)") }
     }
+
+    nonisolated func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {
+        let id = region.identifier
+        MainActor.assumeIsolated { monitoringStarts.append(id) }
+    }
+
+    nonisolated func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error) {
+        let entry = "\(region?.identifier ?? "-") \((error as? CLError)?.code.rawValue ?? -1)"
+        MainActor.assumeIsolated { monitoringFailures.append(entry) }
+    }
+}
+
+/// The significant-change fixes of a run of device fixes, by Apple's rule as
+/// StrollSimulation applies it: the first, then each at least 500 m and five
+/// minutes from the last one delivered.
+func significantChanges(_ fixes: [Location]) -> [Location] {
+    var kept: [Location] = []
+    for fix in fixes {
+        if let last = kept.last {
+            guard fix.timestamp - last.timestamp >= SimulatedDevice.significantChangeInterval,
+                  fix.distance(from: last) >= SimulatedDevice.significantChangeDistance else { continue }
+        }
+        kept.append(fix)
+    }
+    return kept
+}
+
+/// Every fix the device makes on a trace (no filter, best accuracy).
+func deviceFixes(_ trace: Trace) throws -> [Location] {
+    var settings = LocationSettings()
+    settings.distanceFilter = kCLDistanceFilterNone
+    settings.desiredAccuracy = kCLLocationAccuracyBest
+    var simulator = try LocationSimulator(trace: trace, settings: settings)
+    return simulator.run().compactMap { if case .location(let l) = $0 { return l } else { return nil } }
+}
+
+/// A drive due east at 20 m/s, a fix every 10 s for half an hour: 500 m
+/// takes 25 s, so Apple's five minutes, not the distance, spaces significant changes.
+func drive() -> Trace {
+    let start = Coordinate(computedLatitude: 53.40, longitude: -2.98)
+    let fixes = (0..<181).map { i in
+        Fix(coordinate: Geodesic.wgs84.direct(from: start, azimuth: 90, distance: 200 * Double(i)).coordinate,
+            time: 1_714_554_000 + 10 * Double(i), horizontalAccuracy: 5, line: i + 1)
+    }
+    return Trace(format: .gpx, tracks: [Track(segments: [Segment(fixes: fixes)])])
 }
 
 /// What Stroll's own simulator delivers for the walk with these settings.
 func delivered(_ walk: String, distanceFilter: Double, desiredAccuracy: Double = 10) throws -> [Location] {
+    try delivered(trace: try TraceReader.read(path(walk)), distanceFilter: distanceFilter, desiredAccuracy: desiredAccuracy)
+}
+
+func delivered(trace: Trace, distanceFilter: Double, desiredAccuracy: Double = 10) throws -> [Location] {
     var settings = LocationSettings()
     settings.distanceFilter = distanceFilter
     settings.desiredAccuracy = desiredAccuracy
-    var simulator = try LocationSimulator(trace: try TraceReader.read(path(walk)), settings: settings)
+    var simulator = try LocationSimulator(trace: trace, settings: settings)
     return simulator.run().compactMap { if case .location(let l) = $0 { return l } else { return nil } }
 }
 
@@ -210,6 +261,163 @@ struct CoreLocationTests {
         #expect(tracker.manager.monitoredRegions.contains(region))
         await SimulatedDevice.current?.run()
         #expect(tracker.regionEvents == ["exit departure", "enter arrival"])
+    }
+
+    @Test("significant changes are a service of their own: the first fix, then one per 500 m and five minutes; the app's distanceFilter is not changed")
+    func significantChangesAlone() async throws {
+        let trace = drive()
+        SimulatedDevice.current = SimulatedDevice(trace: trace)
+        defer { SimulatedDevice.current = nil }
+        let tracker = WalkTracker(distanceFilter: 25)
+        tracker.manager.desiredAccuracy = kCLLocationAccuracyThreeKilometers
+        tracker.manager.startMonitoringSignificantLocationChanges()
+        #expect(tracker.manager.distanceFilter == 25 && tracker.manager.desiredAccuracy == kCLLocationAccuracyThreeKilometers)
+        #expect(tracker.manager.isMonitoringSignificantLocationChanges && !tracker.manager.isUpdatingLocation)
+        await SimulatedDevice.current?.run()
+        let expected = significantChanges(try deviceFixes(trace))
+        // 1800 s of driving: the start, then every 300 s (6 km each), not every 500 m.
+        #expect(expected.count == 7)
+        #expect(tracker.locations.map(\.timestamp.timeIntervalSince1970) == expected.map(\.timestamp))
+        #expect(zip(tracker.locations, expected).allSatisfy { same($0, $1) })
+        #expect(tracker.errors.isEmpty)
+    }
+
+    @Test("significant changes beside standard updates: each stops without stopping the other")
+    func significantChangesBesideUpdates() async throws {
+        let trace = drive()
+        let standard = try delivered(trace: trace, distanceFilter: 25), significant = significantChanges(try deviceFixes(trace))
+        let stopAt = 1_714_554_000 + 900.0
+
+        // Standard updates stop at 900 s; significant changes go on to the end.
+        let device = SimulatedDevice(trace: trace)
+        SimulatedDevice.current = device
+        defer { SimulatedDevice.current = nil }
+        let a = WalkTracker(distanceFilter: 25)
+        a.manager.startUpdatingLocation()
+        a.manager.startMonitoringSignificantLocationChanges()
+        await device.advance(by: 900)
+        a.manager.stopUpdatingLocation()
+        #expect(a.manager.isMonitoringSignificantLocationChanges && !a.manager.isUpdatingLocation)
+        await device.run()
+        let expectedA = standard.filter { $0.timestamp <= stopAt } + significant
+        #expect(a.locations.map(\.timestamp.timeIntervalSince1970).sorted() == expectedA.map(\.timestamp).sorted())
+        #expect(a.locations.contains { $0.timestamp.timeIntervalSince1970 > stopAt })
+
+        // Significant changes stop at 900 s; standard updates go on, their 25 m filter untouched.
+        let again = SimulatedDevice(trace: trace)
+        SimulatedDevice.current = again
+        let b = WalkTracker(distanceFilter: 25)
+        b.manager.startMonitoringSignificantLocationChanges()
+        b.manager.startUpdatingLocation()
+        b.manager.startMonitoringSignificantLocationChanges() // again while running: no new first fix
+        await again.advance(by: 900)
+        b.manager.stopMonitoringSignificantLocationChanges()
+        #expect(!b.manager.isMonitoringSignificantLocationChanges && b.manager.isUpdatingLocation)
+        await again.run()
+        let expectedB = standard + significant.filter { $0.timestamp <= stopAt }
+        #expect(b.locations.map(\.timestamp.timeIntervalSince1970).sorted() == expectedB.map(\.timestamp).sorted())
+        #expect(b.manager.distanceFilter == 25)
+    }
+
+    @Test("significant changes wait for a prompt's answer, and a refusal reports .denied")
+    func significantChangesAuthorization() async throws {
+        let trace = drive()
+        SimulatedDevice.current = SimulatedDevice(trace: trace, authorization: .notDetermined, answer: .authorizedAlways)
+        let granted = WalkTracker()
+        granted.manager.startMonitoringSignificantLocationChanges()
+        granted.manager.requestAlwaysAuthorization()
+        await SimulatedDevice.current?.run()
+        #expect(granted.locations.count == significantChanges(try deviceFixes(trace)).count)
+
+        SimulatedDevice.current = SimulatedDevice(trace: trace, authorization: .denied)
+        defer { SimulatedDevice.current = nil }
+        let refused = WalkTracker()
+        refused.manager.startMonitoringSignificantLocationChanges()
+        await SimulatedDevice.current?.run()
+        #expect(refused.errors.map(\.code) == [.denied] && refused.locations.isEmpty)
+        #expect(!refused.manager.isMonitoringSignificantLocationChanges)
+    }
+
+    @Test("course and speed accuracies come from the fix's accuracy and the trace leg they were measured on")
+    func courseAndSpeedAccuracy() async throws {
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
+        let tracker = WalkTracker()
+        tracker.manager.startUpdatingLocation()
+        await SimulatedDevice.current?.run()
+        // The walk is recorded every 5 s with 5 m accuracy: both ends of a leg off by σ per axis.
+        let spread = 2.0.squareRoot() * 5 * SensorOptions.sigmaPerRadius68
+        let moving = tracker.locations.filter { $0.speed > 0 && $0.course >= 0 }
+        #expect(moving.count > 10 && moving.count == tracker.locations.count - 1)
+        for fix in moving {
+            #expect(abs(fix.speedAccuracy - spread / 5) < 1e-9)
+            #expect(abs(fix.courseAccuracy - atan2(spread, fix.speed * 5) * 180 / .pi) < 1e-6)
+        }
+        #expect(abs(spread / 5 - 0.937) < 0.001)
+        let first = try #require(tracker.locations.first)
+        #expect(first.course == -1 && first.courseAccuracy == -1 && first.speed == -1 && first.speedAccuracy == -1)
+    }
+
+    @Test("a region wider than maximumRegionMonitoringDistance fails with regionMonitoringFailure and is not monitored")
+    func regionTooLarge() async throws {
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
+        let tracker = WalkTracker()
+        let center = CLLocationCoordinate2D(latitude: 53.40, longitude: -2.97)
+        let huge = CLCircularRegion(center: center, radius: tracker.manager.maximumRegionMonitoringDistance + 1, identifier: "huge")
+        let widest = CLCircularRegion(center: center, radius: tracker.manager.maximumRegionMonitoringDistance, identifier: "widest")
+        tracker.manager.startMonitoring(for: huge)
+        tracker.manager.startMonitoring(for: widest)
+        await SimulatedDevice.current?.run()
+        #expect(tracker.monitoringFailures == ["huge \(CLError.Code.regionMonitoringFailure.rawValue)"])
+        #expect(tracker.monitoringStarts == ["widest"] && tracker.regionEvents.isEmpty)
+    }
+
+    @Test("past 20 monitored regions, the 21st fails with regionMonitoringFailure and the 20 are still watched")
+    func twentyRegions() async throws {
+        SimulatedDevice.current = try SimulatedDevice(trace: path(walk))
+        defer { SimulatedDevice.current = nil }
+        let fixes = try delivered(walk, distanceFilter: 25)
+        let end = try #require(fixes.last)
+        let tracker = WalkTracker()
+        let far = CLLocationCoordinate2D(latitude: 51.5, longitude: -0.12)
+        for i in 1...19 { tracker.manager.startMonitoring(for: CLCircularRegion(center: far, radius: 100, identifier: "r\(i)")) }
+        let arrival = CLLocationCoordinate2D(latitude: end.coordinate.latitude, longitude: end.coordinate.longitude)
+        tracker.manager.startMonitoring(for: CLCircularRegion(center: arrival, radius: 60, identifier: "arrival"))
+        tracker.manager.startMonitoring(for: CLCircularRegion(center: arrival, radius: 60, identifier: "extra"))
+        await SimulatedDevice.current?.run()
+        #expect(tracker.monitoringStarts.count == 20 && !tracker.monitoringStarts.contains("extra"))
+        #expect(tracker.monitoringFailures == ["extra \(CLError.Code.regionMonitoringFailure.rawValue)"])
+        #expect(tracker.regionEvents == ["enter arrival"])
+    }
+
+    @Test("CLLocationUpdate.liveUpdates() reports a stop once with isStationary, then nothing until the device moves")
+    func liveUpdatesStationary() async throws {
+        let stop = "traces/bold-street-long-stop.gpx"
+        SimulatedDevice.current = try SimulatedDevice(trace: path(stop))
+        defer { SimulatedDevice.current = nil }
+        let updates = CLLocationUpdate.liveUpdates(.fitness)
+        let reader = Task { @MainActor in
+            var located = 0, stationary = 0
+            for try await update in updates {
+                if update.location != nil { located += 1 }
+                if update.isStationary { stationary += 1 }
+            }
+            return (located, stationary)
+        }
+        await SimulatedDevice.current?.run()
+        var settings = LocationSettings()
+        settings.distanceFilter = kCLDistanceFilterNone
+        settings.desiredAccuracy = kCLLocationAccuracyBest
+        settings.pausesLocationUpdatesAutomatically = true
+        var simulator = try LocationSimulator(trace: try TraceReader.read(path(stop)), settings: settings)
+        let events = simulator.run()
+        let fixes = events.filter { if case .location = $0 { return true } else { return false } }.count
+        let pauses = events.filter { if case .paused = $0 { return true } else { return false } }.count
+        let (located, stationary) = try await reader.value
+        #expect(pauses >= 1 && simulator.counts.paused > 0)
+        #expect(located == fixes && stationary == pauses)
+        #expect(located < (try delivered(stop, distanceFilter: -1, desiredAccuracy: -1)).count)
     }
 
     @Test("CLLocationUpdate.liveUpdates() yields every fix, unfiltered, and ends with the walk")

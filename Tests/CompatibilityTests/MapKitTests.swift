@@ -56,6 +56,34 @@ struct MapKitTests {
         #expect(recorder.calls == ["select Leaf", "deselect Leaf", "select Tabac", "deselect Tabac"])
     }
 
+    @Test("a pin whose view is not enabled cannot be selected: no change, no callback; enabled again, it can")
+    func disabledView() {
+        final class Disabling: NSObject, MKMapViewDelegate {
+            var calls: [String] = []
+            func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? {
+                let view = MKMarkerAnnotationView(annotation: annotation, reuseIdentifier: "pin")
+                view.isEnabled = annotation.title.flatMap { $0 } != "Far"
+                return view
+            }
+            func mapView(_ mapView: MKMapView, didSelect annotation: any MKAnnotation) { calls.append("select \(annotation.title.flatMap { $0 } ?? "")") }
+            func mapView(_ mapView: MKMapView, didDeselect annotation: any MKAnnotation) { calls.append("deselect \(annotation.title.flatMap { $0 } ?? "")") }
+        }
+        let map = MKMapView()
+        let delegate = Disabling()
+        map.delegate = delegate
+        map.addAnnotations([leaf, far])
+        map.selectAnnotation(leaf, animated: false)
+        map.selectAnnotation(far, animated: false)
+        #expect(map.selectedAnnotations.count == 1 && map.selectedAnnotations.first === leaf)
+        #expect(map.view(for: far)?.isSelected == false && map.view(for: leaf)?.isSelected == true)
+        map.selectedAnnotations = [far]
+        #expect(map.selectedAnnotations.first === leaf)
+        #expect(delegate.calls == ["select Leaf"])
+        map.view(for: far)?.isEnabled = true
+        map.selectAnnotation(far, animated: false)
+        #expect(map.selectedAnnotations.first === far && delegate.calls == ["select Leaf", "deselect Leaf", "select Far"])
+    }
+
     @Test("the visible pins are those inside the region; annotations(in:) answers a map rectangle")
     func visible() {
         let map = MKMapView()
