@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -246,6 +246,13 @@ test-sanitized: deps test-tools
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
+# Every target for FUZZ_LONG_SECONDS (default 600: ten minutes each, about
+# two hours for the thirteen), keeping the inputs that found new coverage in
+# Fuzz/kept (commit them: later runs, CI's among them, start from them).
+FUZZ_LONG_SECONDS ?= 600
+fuzz-long: deps
+	FUZZ_KEEP=1 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) Fuzz/run.sh
 
 # The fuzz stage shown to fail on a crash, a leak and a missing target
 # (injected: Fuzz/selftest.sh), and to pass without them.

@@ -66,6 +66,9 @@ let package = Package(
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Batches", targets: ["Batches"]),
         .library(name: "BenchmarkWorkload", targets: ["BenchmarkWorkload"]),
+        .library(name: "RunFiles", targets: ["RunFiles"]),
+        .library(name: "Serve", targets: ["Serve"]),
+        .library(name: "ChildProcess", targets: ["ChildProcess"]),
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
         .library(name: "MapKit", targets: ["MapKit"]),
         .library(name: "StrollSimulation", targets: ["StrollSimulation"]),
@@ -131,10 +134,10 @@ let package = Package(
         .executableTarget(
             name: "stroll",
             dependencies: [
-                "Geodesy", "GEOS", "SpatialIndex", "Traces", "LocationSimulation", "Proximity", "Map", "Replay", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "PlaceSources",
+                "Geodesy", "Traces", "LocationSimulation", "Places", "Proximity", "Map", "Replay", "PlacesOSM", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "ChildProcess", "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
+                "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
             ],
             swiftSettings: strict
         ),

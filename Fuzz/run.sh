@@ -6,6 +6,10 @@
 # timeout, running out of memory), any artifact it leaves (crash-, leak-,
 # timeout-, oom-, slow-unit-), a target that is not built or does not start,
 # and a build that fails. Fuzz/selftest.sh shows each of these failing it.
+# Each target is also seeded from Fuzz/kept/<corpus>, the inputs earlier long
+# runs found (FUZZ_KEEP=1, as `make fuzz-long` sets, merges what this run found
+# into it: the smallest set of inputs that covers as much as the whole corpus,
+# without the seeds the repository already holds).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -22,7 +26,7 @@ bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
 seed() {
   local dir="$here/corpus/$1"; shift
   mkdir -p "$dir"
-  for f in "$@"; do [ -f "$f" ] && cp -n "$f" "$dir/" 2>/dev/null || true; done
+  for f in "$@" "$here/kept/$(basename "$dir")"/*; do [ -f "$f" ] && cp -n "$f" "$dir/" 2>/dev/null || true; done
   echo "$dir"
 }
 status=0
@@ -43,6 +47,7 @@ for t in ${targets[@]}; do
     FuzzState) corpus=$(seed state) ; echo '{"selected":"liverpool-4","sortMode":"distance","group":"liverpool"}' > "$corpus/state.json" ;;
   esac
   mkdir -p "$findings/$t"
+  if [ "${FUZZ_KEEP:-0}" = 1 ]; then rm -rf "$findings/$t/before"; cp -r "$corpus" "$findings/$t/before"; fi
   echo "== $t for ${seconds}s"
   if [ ! -x "$bin/$t" ]; then
     echo "$t: no such fuzz target in $bin"
@@ -62,6 +67,20 @@ for t in ${targets[@]}; do
   if ! grep -q "stat::number_of_executed_units" "$findings/$t/last-run.log"; then
     echo "$t: did not run any input"
     status=1
+  fi
+  if [ "${FUZZ_KEEP:-0}" = 1 ] && [ "$code" -eq 0 ]; then
+    # What the run found beyond what it started from, minimised: the new inputs
+    # that libFuzzer's merge adds to the corpus it started from.
+    name=$(basename "$corpus")
+    rm -rf "$findings/$t/merged"
+    cp -r "$findings/$t/before" "$findings/$t/merged"
+    "$bin/$t" -merge=1 -max_len=65536 "$findings/$t/merged" "$corpus" > "$findings/$t/merge.log" 2>&1 || { echo "$t: the merge failed ($findings/$t/merge.log)"; status=1; }
+    mkdir -p "$here/kept/$name"
+    added=0
+    for f in "$findings/$t/merged"/*; do
+      if [ ! -e "$findings/$t/before/$(basename "$f")" ]; then cp "$f" "$here/kept/$name/"; added=$((added + 1)); fi
+    done
+    echo "$t: $added new inputs kept in Fuzz/kept/$name ($(ls "$here/kept/$name" | wc -l) in all)"
   fi
   artifacts=$(find "$findings/$t" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'slow-unit-*' \) -print)
   if [ -n "$artifacts" ]; then

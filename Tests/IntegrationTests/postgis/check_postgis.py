@@ -9,8 +9,8 @@ every place exactly; how long it takes beside psql's \\copy of the same
 rows is printed, not asserted.
 
 The order: Stroll replays a bundled walk (traces/pier-head-to-guild.gpx,
-2.5 km from the Pier Head to the Guild, with a 20 m distance filter: 123
-delivered fixes) against all 100 000 places. At every delivered fix (the
+2.5 km from the Pier Head to the Guild, with a 50 m distance filter: 48
+delivered fixes, one every 50 m of the walk) against all 100 000 places. At every delivered fix (the
 `location` event's lat and lon, as `--format jsonl` prints them) PostGIS
 orders each group itself, `ORDER BY ST_Distance(geog, point, true)` (the
 spheroid), and Stroll's `ranking` event for that fix and group must be
@@ -71,7 +71,7 @@ STROLL = sys.argv[1] if len(sys.argv) > 1 else "stroll"
 PASSWORD = "walk-in-liverpool-7f3a"
 N = 100_000
 WALK = os.path.join(ROOT, "traces", "pier-head-to-guild.gpx")
-DISTANCE_FILTER = "20"
+DISTANCE_FILTER = "50"
 # Stroll's distances against PostGIS's, and the gap below which two places may be in either order
 # (see above).
 DISTANCE_M = 1e-6
