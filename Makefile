@@ -66,6 +66,7 @@ test-tools:
 # both, so Stroll's modules are compiled for them once).
 test: deps test-tools
 	python3 Tests/IntegrationTests/architecture/check_graph.py
+	python3 Tests/IntegrationTests/docs/check_figures.py
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build/examples
 	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build/examples
