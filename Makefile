@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -69,6 +69,7 @@ test-tools:
 # for them once).
 test: deps test-tools
 	python3 Tests/IntegrationTests/architecture/check_graph.py
+	python3 Tests/IntegrationTests/docs/check_figures.py
 	$(SWIFT) test
 	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/compatibility/check_table.py
 	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build/examples
@@ -204,6 +205,12 @@ $(PYENV)/ready-osmium: $(PYENV)/ready-2
 bench-postgis: build $(PYENV)/ready-osmium
 	@$(APT_NEED) postgresql-15-postgis-3 postgresql-client-15 osmium-tool gdal-bin
 	$(PYENV)/bin/python Benchmarks/peers/postgis_peers.py $(STROLL)
+
+# `stroll trace info` on one walk in every format it reads, beside GPSBabel
+# converting each to GPX (the table in Benchmarks/README.md).
+bench-formats: build
+	@$(APT_NEED) gpsbabel
+	python3 Benchmarks/peers/formats_peers.py $(STROLL)
 
 # The map model beside the Python tools a user would pick for the same work
 # (pysupercluster's getClusters, shapely's STRtree), on the same pins and regions.

@@ -12,11 +12,11 @@ import PackageDescription
 /// `haswell`, and Proximity alone (the distance loops) for the AVX-512
 /// generation where the machine has it (`znver4` on AMD, `skylake-avx512` on
 /// Intel): four and eight doubles at a time. `STROLL_TARGET_CPU=NAME` chooses
-/// NAME for every module. Measured on a Zen 4 box: the full order of 10 000
-/// places 38 to 33 µs with AVX-512; the trace readers, compiled so, read 10 %
-/// slower (the suite's 50 MB CSV 191-208 to 214-218 ms, GPX 161-165 to
-/// 177-178), so they are not. Benchmarks/README.md has the default build
-/// beside the opted-in one.
+/// NAME for every module. Only Proximity gets the AVX-512 generation: its
+/// distance loops gain from the wider vectors, while the trace readers,
+/// compiled so, read more slowly (`make bench`'s `Parse GPX/CSV 50 MB`), so the
+/// other modules stay at the AVX2 generation. Benchmarks/README.md has the
+/// default build beside the opted-in one.
 let cpuInfo: (avx2: Bool, avx512: Bool, amd: Bool)? = {
     #if arch(x86_64) && os(Linux)
     guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }

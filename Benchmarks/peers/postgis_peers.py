@@ -32,7 +32,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "postgis"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "IntegrationTests", "postgis"))
 from pgcluster import Cluster  # noqa: E402
 
 STROLL = sys.argv[1]

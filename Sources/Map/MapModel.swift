@@ -111,7 +111,7 @@ public struct MapModel {
     /// Above this many pins the visible set comes from the grid shared with the
     /// proximity engine (``SpatialIndex/PointGrid``) and a region change looks only at the
     /// cells it uncovers or covers; at or below it, a scan of every pin (faster
-    /// for a few hundred, measured in Benchmarks/README.md).
+    /// for a few hundred: `make bench`'s `Map visible-set update` measures both).
     public var indexThreshold = 256 {
         didSet {
             pins.threshold = indexThreshold

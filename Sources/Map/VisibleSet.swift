@@ -7,7 +7,7 @@ import SpatialIndex
 ///
 /// Above `threshold` points the grid answers, and a move looks only at the
 /// cells the new region uncovers or covers; at or below it, every point is
-/// tested (faster for a few hundred, measured in Benchmarks/README.md).
+/// tested (faster for a few hundred: `make bench`'s `Map visible-set update` measures both).
 struct VisibleSet: Sendable {
     var coordinates: [Coordinate] = []
     var mask: [Bool] = []

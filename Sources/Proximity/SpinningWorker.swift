@@ -3,7 +3,7 @@ import Synchronization
 
 /// A second thread for one job at a time that takes tens of microseconds, where
 /// waking a sleeping thread (``DispatchQueue/concurrentPerform(iterations:execute:)``
-/// on this kind of machine: 20 µs or more) would cost as much as the job saves.
+/// takes about as long) would cost as much as the job saves.
 /// After each job the thread waits by spinning for ``spin`` before it sleeps, so
 /// jobs that come one after another (the diffs of a replay or a benchmark) find it
 /// awake.

@@ -24,10 +24,11 @@ func walkerPositions(_ minimum: Int) -> [Coordinate] {
 }
 
 /// Updates before the clock from 100 000 places, where a sample is one update after building
-/// the index: the build (0.1-0.2 s on one thread) leaves the other core idle, and the first
-/// updates after it run slower (the other core waking, the caches holding the build's data)
-/// than the updates of a replay, which follow one another; measured at a million places on
-/// two threads, p50 5.4 ms with one update before the clock against 3.3-3.6 ms in `stroll bench`.
+/// the index: the build, on one thread, leaves the other core idle, and the first updates
+/// after it run slower (the other core waking, the caches holding the build's data) than the
+/// updates of a replay, which follow one another. With one update before the clock the suite
+/// read the full order of a million places on two threads well above `stroll bench`'s p50;
+/// with four, the two agree within the machine's noise.
 let warmUpdates = 4
 
 func registerProximity() {
@@ -37,7 +38,7 @@ func registerProximity() {
         let big = n >= 100_000
         let places = benchmarkPlaces(n)
         // Up to 10 000 places a sample is 1000 updates (the figures are per update): one update there
-        // takes well under the framework's own cost of a sample (about 0.6 µs on a 2-core EPYC), which
+        // takes well under the framework's own cost of a sample (under a microsecond), which
         // would otherwise be most of what is measured; and at 10 000 the minimal moves' second thread,
         // which spins between diffs, stays awake from one update to the next as in a replay (a sample of
         // one update would time it just started).

@@ -250,8 +250,8 @@ extension OrderDiff {
         /// longest run), `v` joins, and its predecessor is recorded as its parent.
         ///
         /// Looks at three words at once, `v`'s own and the ones on either side (between
-        /// two orders of a walk at 10 000 rows, half the neighbours are within 8 rows
-        /// of a value and 98 % within 64), and writes two back, without a branch and
+        /// two orders of a walk, nearly every neighbour lies within 64 rows of its
+        /// value), and writes two back, without a branch and
         /// without touching the summary: only when a neighbour is further, or a word
         /// would fill or empty, does it go through the tree (``step(_:_:_:_:largest:smallest:)``).
         @inline(__always)

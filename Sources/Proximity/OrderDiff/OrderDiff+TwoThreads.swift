@@ -1,9 +1,9 @@
 /// OrderDiff's two halves on the calling thread and its spinning worker: the hand-overs and the worker's shares.
 extension OrderDiff {
     /// ``write(_:_:_:_:_:_:)`` from ``splitFrom`` rows on, below ``RankingIndex/parallelThreshold``, with the
-    /// spinning worker awake (each hand-over costs about a microsecond, against 20 µs or more to wake a
-    /// thread). On the calling thread the rows' positions and old rows (random accesses, which cost far
-    /// more split between cores: measured); then each half's patience sort and tails, the second on the
+    /// spinning worker awake (each hand-over costs about a microsecond, against tens of microseconds to
+    /// wake a thread). On the calling thread the rows' positions and old rows (random accesses, which cost
+    /// more split between cores than on one); then each half's patience sort and tails, the second on the
     /// worker; the join on the calling thread; then each half's moves, the second half's on the worker,
     /// written after the first half's, whose number is the first half's rows less its kept ones.
     static func writeOnTwo(_ space: Workspace, _ previous: UnsafePointer<UInt32>, _ current: UnsafePointer<UInt32>,

@@ -27,7 +27,7 @@ import Foundation
 /// ``RankingIndex/parallelThreshold`` rows, the second half goes to a
 /// `SpinningWorker` of the diff's own, which waits for the next diff by
 /// spinning (half a millisecond) rather than sleeping, so that handing it over
-/// costs about a microsecond rather than the 20 µs or more of waking a thread;
+/// costs about a microsecond rather than the tens of microseconds of waking a thread;
 /// it also writes the second half's moves. When the worker has fallen asleep
 /// (diffs further apart), and from ``RankingIndex/parallelThreshold`` rows on, the
 /// halves run as before: from `halvesOnThreadsFrom` rows on each on a thread of
@@ -51,24 +51,23 @@ public struct OrderDiff {
     /// Without the spinning worker (asleep, or from ``RankingIndex/parallelThreshold`` rows on,
     /// where the other steps take every core): from this many rows on the two halves run on
     /// two threads woken for them (when ``threads`` allows); below it, on one thread a value of
-    /// each in turn, which is faster than waking a thread for a half (measured: 10 000 rows
-    /// 78 µs on one thread, 98 µs on two; 20 000 rows 172 µs and 146 µs).
+    /// each in turn: a half of fewer rows takes less time than waking a thread for it. The
+    /// threshold lies where the two cross on a walk's diffs.
     static let halvesOnThreadsFrom = 16_384
     /// From this many rows on (rounded up to 64), the tails are sparse enough that a value's
     /// neighbours are looked for under its summary word rather than in the words beside it
-    /// (measured: 20 000 rows 169 µs beside, 185 µs under; 50 000 rows 513 µs and 477 µs).
+    /// (below it the words beside are found faster, above it the summary: where the two cross
+    /// on a walk's diffs).
     static let wideFrom = 32_768
 
     public init() {}
 
     /// The first new row of the second half (from ``splitFrom`` rows on): 9/16 of the rows
     /// below ``RankingIndex/parallelThreshold``, where the second half goes to the spinning
-    /// worker, whose half runs slower (its old rows were written on the other core: at
-    /// 10 000 rows, halves of 5 000 took 38 µs here and 45 µs there, and the diff waited
-    /// for the worker); from there on, half. A function of the rows alone, so that the
-    /// moves picked never depend on the threads (measured at 10 000 rows, p50 of a walk's
-    /// diffs with the full order: 32/64 of the rows 104 µs, 35/64 100.5, 36/64 100.2,
-    /// 40/64 104.3, 44/64 109.5).
+    /// worker, whose half runs slower (its old rows were written on the other core, so the
+    /// diff would wait for the worker with equal halves); from there on, half. 9/16 is the
+    /// share where a walk's diffs with the full order were quickest. A function of the rows
+    /// alone, so that the moves picked never depend on the threads.
     static func cut(_ n: Int) -> Int {
         n < RankingIndex.parallelThreshold ? n * 9 / 16 : n / 2
     }

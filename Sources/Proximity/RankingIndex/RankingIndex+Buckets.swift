@@ -6,9 +6,8 @@ extension RankingIndex {
     /// into buckets first, then each bucket on its own (`sortInBuckets(bits:)`, and on several
     /// threads `sortInBucketsParallel(bits:threads:)`): once the
     /// places' positions and keys outgrow the last-level cache, a pass over memory costs more
-    /// than the passes within a bucket. Measured on one thread (32 MB last-level cache): 300 000
-    /// places 1.7 ms by two 12-bit digits, 2.5 ms in buckets; 400 000 3.6 and 2.9 ms; a million
-    /// 11.1 and 7.5 ms.
+    /// than the passes within a bucket. The threshold is where the two sorts crossed on one
+    /// thread on a 32 MB last-level cache: below it, two 12-bit digits are quicker.
     public static let bucketThreshold = 350_000
 
     /// The sort for many places and millimetres of 13 to 24 bits: one stable pass by the

@@ -8,7 +8,7 @@ extension RankingIndex {
     /// that thread is awake: for the orders a diff compares, from ``OrderDiff/splitFrom``
     /// to ``parallelThreshold`` places, with ``threads`` and the diff's threads both above
     /// one. That thread waits for the diff anyway; handing it a share costs about a
-    /// microsecond, against the 20 µs or more of waking a thread for it (which is why
+    /// microsecond, against the tens of microseconds of waking a thread for it (which is why
     /// ``rankAll(from:)`` alone keeps one thread below ``parallelThreshold``). Each thread
     /// computes the keys of its own half of the places and counts their digits; the
     /// counts are added and the radix sort runs on the calling thread, so the order is

@@ -59,11 +59,11 @@ public struct RankingIndex {
     let grid: PointGrid
     @usableFromInline let geodesic: Geodesic
     /// Threads ``rankAll(from:)`` uses for ``parallelThreshold`` places or more
-    /// (default: every core); below that, one (thread start-up costs more than it saves, measured).
+    /// (default: every core); below that, one (starting the threads costs more than they save).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     /// The radix sort's digit: 12 bits, two passes up to 16.7 km. 8-bit digits
-    /// (three passes into runs that stay in the first-level cache) measured
-    /// slower: 22 % at 10 000 places, 3 % at a million.
+    /// (three passes into runs that stay in the first-level cache) were slower, at
+    /// 10 000 places and at a million alike.
     static let digitBits = 12
     static let buckets = 1 << digitBits
     static let digitMask = UInt64(buckets - 1)
@@ -121,7 +121,10 @@ public struct RankingIndex {
         self.init(coordinates: coordinates, names: labels, ids: labels)
     }
 
-    /// Bytes held per place by the index and its buffers (for memory budgets).
+    /// The bytes per place that the index's arrays add up to at their element strides
+    /// (a budget's arithmetic, not a measurement: allocator rounding, spare capacity and
+    /// the caller's own arrays are not counted). Benchmarks/README.md has the resident
+    /// memory measured.
     public var bytesPerPlace: Double {
         // Small sets: no scratch, keys twice as long, distances by tie and by rank; sets sorted in buckets: their millimetres.
         let perPlace = MemoryLayout<Coordinate>.stride + 3 * 8 + 4 + 4 + 8 + 8 + 4 + (count <= Self.smallCount ? 16 : 0) + (count >= bucketsFrom ? 4 : 0)
