@@ -96,25 +96,45 @@ public enum CLRegionState: Int, Sendable {
 public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringConvertible {
     /// What went wrong, with Apple's raw codes (the `NSError` code in `kCLErrorDomain`).
     public enum Code: Int, Sendable {
+        /// No location could be had now (Stroll: no fix yet, or an outage).
         case locationUnknown = 0
+        /// The user denied the app location services.
         case denied = 1
+        /// The network was unavailable (never raised: Stroll needs none).
         case network = 2
+        /// The heading could not be determined (heading is absent in Stroll).
         case headingFailure = 3
+        /// The user denied region monitoring.
         case regionMonitoringDenied = 4
+        /// A region could not be monitored: the 21st, or one wider than `maximumRegionMonitoringDistance`.
         case regionMonitoringFailure = 5
+        /// Region monitoring could not start at once (never raised by Stroll).
         case regionMonitoringSetupDelayed = 6
+        /// Region events may be late (never raised by Stroll).
         case regionMonitoringResponseDelayed = 7
+        /// A geocode found nothing (geocoding is absent in Stroll).
         case geocodeFoundNoResult = 8
+        /// A geocode found part of an answer (absent in Stroll).
         case geocodeFoundPartialResult = 9
+        /// A geocode was cancelled (absent in Stroll).
         case geocodeCanceled = 10
+        /// Deferred updates failed (absent in Stroll, as in current iOS).
         case deferredFailed = 11
+        /// Deferred updates need location updates running (absent in Stroll).
         case deferredNotUpdatingLocation = 12
+        /// Deferred updates need a fine accuracy (absent in Stroll).
         case deferredAccuracyTooLow = 13
+        /// Deferred updates need no distance filter (absent in Stroll).
         case deferredDistanceFiltered = 14
+        /// Deferred updates were cancelled (absent in Stroll).
         case deferredCanceled = 15
+        /// Beacon ranging is unavailable (beacons are absent in Stroll).
         case rangingUnavailable = 16
+        /// Beacon ranging failed (absent in Stroll).
         case rangingFailure = 17
+        /// The user declined a temporary full-accuracy prompt (never raised by Stroll).
         case promptDeclined = 18
+        /// Historical locations could not be had (absent in Stroll).
         case historicalLocationError = 19
     }
 

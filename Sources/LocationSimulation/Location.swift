@@ -23,6 +23,7 @@ public struct Location: Equatable, Sendable {
     /// (`horizontalAccuracy × SensorOptions.sigmaPerRadius68`), they are off
     /// by `atan(√2 σ / length)` and `√2 σ / duration` (docs/Receiver.md).
     public var courseAccuracy = -1.0
+    /// The speed's accuracy in metres per second: see ``courseAccuracy``.
     public var speedAccuracy = -1.0
     /// Seconds since 1970-01-01T00:00:00Z.
     public var timestamp: Double
