@@ -20,6 +20,9 @@ runs `STROLL ARGS...` and changes its result by MODE:
   event removed.
 - `rename-row` (`replay --format jsonl`): the first row of the first ranking
   event given the next different name in that ranking.
+- `move-gpkg-point` (`places convert IN OUT.gpkg`): the first feature of the
+  GeoPackage's first feature table moved 1e-7 degrees north (11 mm), in the
+  point's WKB (the envelope in the header is left as it was).
 
 Stroll's exit code, and its output otherwise, are kept.
 
@@ -29,6 +32,8 @@ perturbation and passes only when each fails it for its own reason.
 import json
 import os
 import shlex
+import sqlite3
+import struct
 import subprocess
 import sys
 
@@ -111,10 +116,38 @@ def ranking(stroll, mode, args):
     return child.wait()
 
 
+def move_gpkg_point(stroll, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    out = args[3] if args[:2] == ["places", "convert"] and len(args) > 3 else ""
+    if r.returncode != 0 or not out.split("#")[0].endswith(".gpkg"):
+        return r.returncode
+    db = sqlite3.connect(out.split("#")[0])
+    table, column = db.execute("SELECT c.table_name, g.column_name FROM gpkg_contents c JOIN gpkg_geometry_columns g "
+                               "ON g.table_name = c.table_name WHERE c.data_type = 'features' LIMIT 1").fetchone()
+    rowid, blob = db.execute(f'SELECT rowid, "{column}" FROM "{table}" ORDER BY rowid LIMIT 1').fetchone()
+    # GeoPackage binary: 'GP', version, flags (bits 1-3: the envelope's kind), SRS id, envelope, then WKB.
+    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(blob[3] >> 1) & 7]
+    wkb = 8 + envelope
+    order = "<" if blob[wkb] == 1 else ">"
+    kind, x, y = struct.unpack_from(order + "Idd", blob, wkb + 1)
+    assert kind == 1, f"perturbed_stroll: the first feature of {table} is not a point (WKB type {kind})"
+    moved = bytearray(blob)
+    struct.pack_into(order + "d", moved, wkb + 13, y + 1e-7)
+    db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (bytes(moved), rowid))
+    db.commit()
+    db.close()
+    sys.stderr.write(f"perturbed_stroll: moved the first point of {table} from latitude {y} to {y + 1e-7}\n")
+    return 0
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     if mode in ("swap-rows", "drop-row", "rename-row"):
         sys.exit(ranking(stroll, mode, args))
+    if mode == "move-gpkg-point":
+        sys.exit(move_gpkg_point(stroll, args))
     sys.exit(places_convert(stroll, mode, args))
 
 

@@ -15,6 +15,9 @@ independent reader and writer of the format.
    times, and each change's rows in rank order are the ranking's order.
 4. A layer reprojected by `ogr2ogr -t_srs EPSG:3857` is refused (exit 65)
    with the SRS named; JSON -> GeoPackage -> JSON in Stroll is the identity.
+5. Shown failing: steps 1 and 2 on the coffee houses against a Stroll whose
+   GeoPackage has its first point 11 mm north of where it should be
+   (Tests/IntegrationTests/perturbed_stroll.py, `move-gpkg-point`).
 
 usage: check_gpkg.py STROLL
 """
@@ -24,6 +27,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from perturbed_stroll import must_fail  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STROLL = sys.argv[1]
@@ -78,33 +84,37 @@ WALKS = [os.path.join(ROOT, "traces", name) for name in sorted(os.listdir(os.pat
 WALKS += [os.path.join(ROOT, "Fixtures", "real-traces", "togeojson", "apple_watch_route.gpx")]
 
 
+def check_places(stroll, t, sources):
+    """Steps 1 and 2: places through ogr2ogr and back, with `stroll`."""
+    for name, source in sources:
+        run([stroll, "places", "convert", *source[:1], t(f"{name}.geojson"), *source[1:]])
+        run([stroll, "places", "convert", t(f"{name}.geojson"), t(f"{name}.json")])
+        direct = places_json(t(f"{name}.json"))
+        # Comparing empty lists would pass: each source must have given places.
+        assert len(direct) > 0, f"{name}: no places read, nothing to compare"
+        run(["ogr2ogr", "-f", "GPKG", t(f"{name}-gdal.gpkg"), t(f"{name}.geojson"), "-nln", name])
+        r = run([stroll, "places", "convert", t(f"{name}-gdal.gpkg"), t(f"{name}-gdal.json")])
+        same_places(direct, places_json(t(f"{name}-gdal.json")), f"{name}: ogr2ogr's GeoPackage", GEOJSON_DIGITS)
+
+        run([stroll, "places", "convert", t(f"{name}.json"), t(f"{name}-stroll.gpkg")])
+        assert feature_count(t(f"{name}-stroll.gpkg"), "places") == len(direct), name
+        run(["ogr2ogr", "-f", "GeoJSON", t(f"{name}-back.geojson"), t(f"{name}-stroll.gpkg"), "places"])
+        run([stroll, "places", "convert", t(f"{name}-back.geojson"), t(f"{name}-back.json")])
+        same_places(direct, places_json(t(f"{name}-back.json")), f"{name}: Stroll's GeoPackage to GeoJSON by ogr2ogr", GEOJSON_DIGITS)
+        run(["ogr2ogr", "-f", "GPKG", t(f"{name}-copy.gpkg"), t(f"{name}-stroll.gpkg"), "places"])
+        run([stroll, "places", "convert", t(f"{name}-copy.gpkg"), t(f"{name}-copy.json")])
+        same_places(direct, places_json(t(f"{name}-copy.json")), f"{name}: Stroll's GeoPackage copied by ogr2ogr")
+        run([stroll, "places", "convert", t(f"{name}-stroll.gpkg"), t(f"{name}-again.json")])
+        with open(t(f"{name}.json")) as a, open(t(f"{name}-again.json")) as b:
+            assert a.read() == b.read(), f"{name}: JSON -> GeoPackage -> JSON changed the file"
+        print(f"gpkg: {name}: {len(direct)} places the same through ogr2ogr's GeoPackage, "
+              f"Stroll's GeoPackage in ogrinfo and ogr2ogr, and JSON -> GeoPackage -> JSON")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         t = lambda name: os.path.join(tmp, name)
-        # 1 and 2: places through ogr2ogr and back.
-        for name, source in SOURCES:
-            run([STROLL, "places", "convert", *source[:1], t(f"{name}.geojson"), *source[1:]])
-            run([STROLL, "places", "convert", t(f"{name}.geojson"), t(f"{name}.json")])
-            direct = places_json(t(f"{name}.json"))
-            # Comparing empty lists would pass: each source must have given places.
-            assert len(direct) > 0, f"{name}: no places read, nothing to compare"
-            run(["ogr2ogr", "-f", "GPKG", t(f"{name}-gdal.gpkg"), t(f"{name}.geojson"), "-nln", name])
-            r = run([STROLL, "places", "convert", t(f"{name}-gdal.gpkg"), t(f"{name}-gdal.json")])
-            same_places(direct, places_json(t(f"{name}-gdal.json")), f"{name}: ogr2ogr's GeoPackage", GEOJSON_DIGITS)
-
-            run([STROLL, "places", "convert", t(f"{name}.json"), t(f"{name}-stroll.gpkg")])
-            assert feature_count(t(f"{name}-stroll.gpkg"), "places") == len(direct), name
-            run(["ogr2ogr", "-f", "GeoJSON", t(f"{name}-back.geojson"), t(f"{name}-stroll.gpkg"), "places"])
-            run([STROLL, "places", "convert", t(f"{name}-back.geojson"), t(f"{name}-back.json")])
-            same_places(direct, places_json(t(f"{name}-back.json")), f"{name}: Stroll's GeoPackage to GeoJSON by ogr2ogr", GEOJSON_DIGITS)
-            run(["ogr2ogr", "-f", "GPKG", t(f"{name}-copy.gpkg"), t(f"{name}-stroll.gpkg"), "places"])
-            run([STROLL, "places", "convert", t(f"{name}-copy.gpkg"), t(f"{name}-copy.json")])
-            same_places(direct, places_json(t(f"{name}-copy.json")), f"{name}: Stroll's GeoPackage copied by ogr2ogr")
-            run([STROLL, "places", "convert", t(f"{name}-stroll.gpkg"), t(f"{name}-again.json")])
-            with open(t(f"{name}.json")) as a, open(t(f"{name}-again.json")) as b:
-                assert a.read() == b.read(), f"{name}: JSON -> GeoPackage -> JSON changed the file"
-            print(f"gpkg: {name}: {len(direct)} places the same through ogr2ogr's GeoPackage, "
-                  f"Stroll's GeoPackage in ogrinfo and ogr2ogr, and JSON -> GeoPackage -> JSON")
+        check_places(STROLL, t, SOURCES)
 
         # 3: runs.
         for walk in WALKS:
@@ -148,6 +158,10 @@ def main():
         r = run([STROLL, "places", "info", t("mercator.gpkg")], expect=65)
         assert "EPSG:3857" in r.stderr and "ogr2ogr -t_srs EPSG:4326" in r.stderr, r.stderr
         print("gpkg: a layer in EPSG:3857 refused with exit 65, the SRS named")
+
+        # 5: the check fails on a GeoPackage with a point moved.
+        must_fail(STROLL, [("move-gpkg-point", "Stroll's GeoPackage to GeoJSON by ogr2ogr")],
+                  lambda wrapper: check_places(wrapper, t, SOURCES[:1]), tmp, "gpkg")
 
 
 if __name__ == "__main__":
