@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import Geodesy
 import Synchronization
 import Testing
 import TestSupport
@@ -28,6 +29,28 @@ func agree(_ mine: [Fix], _ theirs: [Fix], _ label: String, empty: Bool = false)
         #expect(abs(a.coordinate.latitude - b.coordinate.latitude) <= 1e-7 && abs(a.coordinate.longitude - b.coordinate.longitude) <= 1e-7,
                 "\(label) point \(k): \(a.coordinate) vs \(b.coordinate)")
         #expect(a.time.map { ($0 * 1000).rounded() } == b.time.map { ($0 * 1000).rounded() }, "\(label) point \(k): times \(String(describing: a.time)) vs \(String(describing: b.time))")
+    }
+}
+
+/// The agreement helper shown failing: on GPSBabel's own points of a real
+/// file, each wrong result a reader could give is an issue it records.
+@Suite("The GPSBabel agreement fails on wrong results")
+struct GPSBabelAgreementSelfTests {
+    @Test("a point 2 cm off, a time 1 s late, a point dropped, and both sides empty each fail it; the same points pass")
+    func failsOnWrongResults() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel"), "gpsbabel is missing: `make test` installs it (Debian's gpsbabel)")
+        let file = shared("togeojson/Friday-Evening-Run.gpx")
+        let theirs = try await gpsbabelTrackPoints(file, format: "gpx")
+        try #require(theirs.count > 10)
+        agree(theirs, theirs, "the same points")
+        var moved = theirs
+        moved[5].coordinate = try Coordinate(latitude: moved[5].coordinate.latitude + 2e-7, longitude: moved[5].coordinate.longitude)
+        withKnownIssue("a point 2 cm north") { agree(moved, theirs, "moved") }
+        var late = theirs
+        late[3].time = late[3].time.map { $0 + 1 }
+        withKnownIssue("a time a second late") { agree(late, theirs, "late") }
+        withKnownIssue("a point dropped") { agree(Array(theirs.dropLast()), theirs, "dropped") }
+        withKnownIssue("nothing read on either side") { agree([], [], "empty") }
     }
 }
 
