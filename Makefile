@@ -94,12 +94,17 @@ test-consumer: deps
 # Traces larger than memory through the optimised stroll (a 1 GB GPX file, its
 # .gz and a 10-million-row CSV file), a PBF of 8 million nodes against
 # osmium, and the million-place and million-pin tests of the suite (the debug
-# build `make test` made: 17 s of the stage).
+# build `make test` made: 17 s of the stage); and `stroll replay --format jsonl`
+# byte for byte as recorded on every bundled walk and real trace in Fixtures,
+# in two configurations (Tests/IntegrationTests/replay/check_bytes.py, shown
+# failing on a changed digit and a dropped line first).
 test-large: build $(PYENV)/ready-osmium
 	@$(APT_NEED) osmium-tool
 	STROLL_LARGE=1 $(SWIFT) test --filter Million
 	$(PYENV)/bin/python Tests/IntegrationTests/large/check_large_traces.py $(STROLL)
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_large_pbf.py $(STROLL)
+	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL) --selftest
+	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL)
 
 bench: deps
 	cd $(BENCH_DIR) && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -37,7 +37,22 @@ public struct ReplayCounts: Equatable, Sendable {
     public var generated = 0
     public var interpolated = 0
     public var delivered = 0
-    public var filtered: [FilterReason: Int] = [:]
+    /// Fixes held back, by reason (only reasons that held one back).
+    public var filtered: [FilterReason: Int] {
+        get {
+            var counts: [FilterReason: Int] = [:]
+            if filteredByDistance > 0 { counts[.distanceFilter] = filteredByDistance }
+            if filteredByAccuracy > 0 { counts[.accuracy] = filteredByAccuracy }
+            return counts
+        }
+        set {
+            filteredByDistance = newValue[.distanceFilter] ?? 0
+            filteredByAccuracy = newValue[.accuracy] ?? 0
+        }
+    }
+    /// The counts `filtered` gives, kept as plain integers: counted on every fix.
+    var filteredByDistance = 0
+    var filteredByAccuracy = 0
     public var dropouts = 0
     /// Outages entered (each began with a `locationUnknown` error event).
     public var outages = 0
@@ -46,7 +61,7 @@ public struct ReplayCounts: Equatable, Sendable {
     /// Fixes not delivered while updates were paused.
     public var paused = 0
 
-    public var filteredTotal: Int { filtered.values.reduce(0, +) }
+    public var filteredTotal: Int { filteredByDistance + filteredByAccuracy }
 }
 
 /// The simulated location manager's engine: trace in, CoreLocation events
@@ -170,14 +185,14 @@ public struct LocationSimulator {
             }
         }
 
-        let distance = lastDelivered.map { distanceFromLastDelivered($0, location.coordinate) }
+        let distance = lastDelivered != nil ? distanceFromLastDelivered(location.coordinate) : nil
         if let gate = settings.accuracyGate, location.horizontalAccuracy > gate {
-            counts.filtered[.accuracy, default: 0] += 1
+            counts.filteredByAccuracy += 1
             pending.append(.filtered(location, reason: .accuracy, distance: distance ?? 0))
             return
         }
         if settings.distanceFilter > 0, let d = distance, d < settings.distanceFilter {
-            counts.filtered[.distanceFilter, default: 0] += 1
+            counts.filteredByDistance += 1
             pending.append(.filtered(location, reason: .distanceFilter, distance: d))
             return
         }
@@ -188,10 +203,11 @@ public struct LocationSimulator {
 
     /// Geodesic distance from the last delivered fix: the chord formula, made
     /// exact with Karney's method where it could decide the filter either way.
-    private func distanceFromLastDelivered(_ frame: GeodesicDistanceFrame, _ c: Coordinate) -> Double {
-        let d = frame.chordDistance(toECEF: ellipsoid.ecef(c))
+    /// (Read in place: the frame is not copied on every fix.)
+    private func distanceFromLastDelivered(_ c: Coordinate) -> Double {
+        guard let d = lastDelivered?.chordDistance(toECEF: ellipsoid.ecef(c)), let origin = lastDelivered?.origin else { return 0 }
         if d > GeodesicDistanceFrame.exactRange || abs(d - settings.distanceFilter) <= GeodesicDistanceFrame.tolerance {
-            return Geodesic.wgs84.distance(frame.origin, c)
+            return Geodesic.wgs84.distance(origin, c)
         }
         return d
     }

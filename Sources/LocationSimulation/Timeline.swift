@@ -50,8 +50,15 @@ struct TrueFix {
 /// The fixes of a trace in time order: recorded fixes at their own times,
 /// interpolated ones along the geodesic between them at the replay rate,
 /// never across a segment break.
+///
+/// Each leg's geodesic (point to next point of the same segment) is measured
+/// once, when the timeline is settled, and kept in `legs`: a replay's fixes,
+/// every loop of it, and every cursor over the timeline read it from there.
 struct Timeline {
     let points: [TimelinePoint]
+    /// `legs[i]`: the geodesic from `points[i]` to `points[i + 1]`, nil where a
+    /// segment ends (and for the last point).
+    let legs: [Geodesic.Inverse?]
     let options: ReplayOptions
     /// Notes on how times were settled (spread, walked, shifted segments).
     let notes: [String]
@@ -115,6 +122,10 @@ struct Timeline {
         }
         self.points = points
         self.notes = notes
+        legs = points.indices.map { i in
+            guard i + 1 < points.count, points[i].segment == points[i + 1].segment else { return nil }
+            return geodesic.inverse(points[i].coordinate, points[i + 1].coordinate)
+        }
     }
 
     var isEmpty: Bool { points.isEmpty }
@@ -220,9 +231,8 @@ struct Timeline {
             arrivalLeg = nil
             let points = timeline.points
             guard index + 1 < points.count else { return }
+            guard let inverse = timeline.legs[index] else { return }
             let p = points[index], q = points[index + 1]
-            guard p.segment == q.segment else { return }
-            let inverse = geodesic.inverse(p.coordinate, q.coordinate)
             let duration = q.time - p.time
             let moving = inverse.distance > 0.01
             arrivalCourse = moving ? Self.course(inverse.azimuth2) : -1

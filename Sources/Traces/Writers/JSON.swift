@@ -35,7 +35,12 @@ public enum JSON: Equatable, Sendable {
             } else if d == d.rounded(), abs(d) < 1e15 {
                 out += String(Int(d)).utf8
             } else {
-                out += d.description.utf8
+                let written = withUnsafeTemporaryAllocation(byteCount: ShortestDouble.capacity, alignment: 8) { buffer -> Bool in
+                    guard let n = ShortestDouble.write(d, into: buffer) else { return false }
+                    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                    return true
+                }
+                if !written { out += d.description.utf8 }
             }
         case .string(let s): JSON.quote(s, into: &out)
         case .array(let items):

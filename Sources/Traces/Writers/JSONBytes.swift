@@ -38,14 +38,20 @@ public struct JSONBytes: Sendable {
 
     /// A number as ``JSON/number(_:)`` writes it: `null` when not finite, a
     /// whole number below 10^15 as an integer, else the shortest digits that
-    /// read back to the same double (Swift's `description`).
+    /// read back to the same double (Swift's `description`, the common
+    /// decimals written by ``ShortestDouble`` without making a String).
     public mutating func number(_ d: Double) {
         if !d.isFinite {
             raw("null")
         } else if d == d.rounded(), abs(d) < 1e15 {
             int(Int(d))
         } else {
-            bytes.append(contentsOf: d.description.utf8)
+            let written = withUnsafeTemporaryAllocation(byteCount: ShortestDouble.capacity, alignment: 8) { out -> Bool in
+                guard let n = ShortestDouble.write(d, into: out) else { return false }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<n]))
+                return true
+            }
+            if !written { bytes.append(contentsOf: d.description.utf8) }
         }
     }
 
