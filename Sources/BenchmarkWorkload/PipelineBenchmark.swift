@@ -9,9 +9,16 @@ import Traces
 
 /// The whole pipeline per delivered fix, as `stroll replay --format jsonl`
 /// runs it: the replay's events for the fix (the simulator's filters, every
-/// group's ranking, the map model) each made into its JSON line, timed from
-/// the delivered fix to the last line before the next one. The walk is
-/// replayed again (set-up untimed) until at least `updates` fixes are measured.
+/// group's ranking, the map model) each made into its JSON line and written
+/// to /dev/null, timed from the end of the previous fix's write to the end of
+/// this one's. The walk is replayed again (set-up untimed) until at least
+/// `updates` fixes are measured.
+///
+/// Two passes over the same updates: the first times each update whole,
+/// reading the clock once an update, and gives the samples; the second reads
+/// it around every part of every event (``ReplayTimings``, the encoding, the
+/// writing) and gives the parts. The parts' clock readings (six or more an
+/// event, 20-25 ns each here) are kept out of the whole update's figure.
 public enum PipelineBenchmark {
     /// `count` benchmark places in two groups, `cafes` and `theatres`, alternating.
     public static func places(count: Int, seed: UInt64) -> (PlaceSet, groups: [String]) {
@@ -24,57 +31,83 @@ public enum PipelineBenchmark {
 
     public static func run(walk: Trace, places: PlaceSet, groups: [String], updates: Int = 1000,
                            progress: BenchmarkProgress) throws(ReplaySetupError) -> BenchmarkSamples {
-        let buildStart = BenchmarkWorkload.now()
         var configuration = ReplayConfiguration()
         configuration.groups = groups
         configuration.follow = true
-        var replay = try Replay(trace: walk, places: places, configuration: configuration)
+        let buildStart = BenchmarkWorkload.now()
+        _ = try Replay(trace: walk, places: places, configuration: configuration)
         let buildMs = Double(BenchmarkWorkload.now() - buildStart) / 1e6
+        let sink = open("/dev/null", O_WRONLY)
+        defer { if sink >= 0 { close(sink) } }
+        var out = JSONBytes(capacity: 1 << 16)
+
+        // Pass 1: each update whole, one clock reading an update.
         var samples: [Double] = []
         samples.reserveCapacity(updates + 100)
-        // Each update's parts: the replay's own (ReplayTimings), then encoding and writing.
+        var bytes = 0
+        do {
+            var replay = try Replay(trace: walk, places: places, configuration: configuration)
+            var inUpdate = false
+            var last = BenchmarkWorkload.now()
+            while samples.count < updates {
+                guard let event = replay.next() else {
+                    if inUpdate {
+                        bytes += flush(&out, to: sink)
+                        samples.append(Double(BenchmarkWorkload.now() - last) / 1000)
+                    }
+                    inUpdate = false
+                    replay = try Replay(trace: walk, places: places, configuration: configuration)
+                    last = BenchmarkWorkload.now()
+                    continue
+                }
+                if case .location = event {
+                    if inUpdate {
+                        // The update ends with this fix's arrival: its lines written.
+                        bytes += flush(&out, to: sink)
+                        let now = BenchmarkWorkload.now()
+                        samples.append(Double(now - last) / 1000)
+                        progress(samples.count, updates, samples)
+                        last = BenchmarkWorkload.now()
+                    } else {
+                        last = BenchmarkWorkload.now()
+                    }
+                    inUpdate = true
+                }
+                event.writeJSONLine(to: &out)
+                out.byte(10)
+            }
+        }
+
+        // Pass 2: the parts, the replay's own (ReplayTimings), then encoding and writing.
         let names = ["simulator", "rankings", "map", "events", "encoding", "writing"]
         var parts = [[Double]](repeating: [], count: names.count)
         for k in parts.indices { parts[k].reserveCapacity(updates + 100) }
         var sums = [UInt64](repeating: 0, count: names.count)
-        var out = JSONBytes(capacity: 1 << 16)
-        let sink = open("/dev/null", O_WRONLY)
-        defer { if sink >= 0 { close(sink) } }
-        var bytes = 0
-        var current: UInt64 = 0
-        var inUpdate = false
+        var replay = try Replay(trace: walk, places: places, configuration: configuration)
         replay.timings = ReplayTimings()
-        /// Writes the update's lines where `stroll replay` would (here /dev/null) and keeps its samples.
+        var inUpdate = false
+        var measured = 0
         func finishUpdate() {
             let w0 = BenchmarkWorkload.now()
-            bytes += out.bytes.count
-            out.bytes.withUnsafeBytes { _ = write(sink, $0.baseAddress, $0.count) }
-            out.removeAll()
-            let w = BenchmarkWorkload.now() - w0
-            current += w
-            sums[5] += w
-            samples.append(Double(current) / 1000)
+            _ = flush(&out, to: sink)
+            sums[5] += BenchmarkWorkload.now() - w0
             for k in parts.indices { parts[k].append(Double(sums[k]) / 1000) }
+            measured += 1
         }
-        while samples.count < updates {
+        while measured < updates {
             let before = replay.timings ?? ReplayTimings()
-            let t0 = BenchmarkWorkload.now()
             guard let event = replay.next() else {
                 if inUpdate { finishUpdate() }
                 inUpdate = false
-                current = 0
                 sums = sums.map { _ in 0 }
                 replay = try Replay(trace: walk, places: places, configuration: configuration)
                 replay.timings = ReplayTimings()
                 continue
             }
-            let t1 = BenchmarkWorkload.now()
             if case .location = event {
                 if inUpdate { finishUpdate() }
                 inUpdate = true
-                current = 0
                 sums = sums.map { _ in 0 }
-                progress(samples.count, updates, samples)
             }
             let t2 = BenchmarkWorkload.now()
             event.writeJSONLine(to: &out)
@@ -86,19 +119,30 @@ public enum PipelineBenchmark {
             sums[2] += after.map - before.map
             sums[3] += after.events - before.events
             sums[4] += t3 - t2
-            current += (t1 - t0) + (t3 - t2)
         }
         var result = BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(bytes))
         result.parts = zip(names, parts).map { ($0, $1) }
         return result
+    }
 
+    /// Writes the lines in `out` where `stroll replay` would (here /dev/null)
+    /// and empties it; the bytes written.
+    private static func flush(_ out: inout JSONBytes, to sink: Int32) -> Int {
+        let count = out.count
+        out.withUnsafeBytes { _ = write(sink, $0.baseAddress, $0.count) }
+        out.removeAll()
+        return count
     }
 
     /// The pipeline over files: the walk at `tracePath` and the places of
     /// `placeFiles` in their own groups, or with `count` the generated places
     /// of ``places(count:seed:)``. A file that cannot be read, or a walk that
     /// cannot drive the benchmark, is an error naming it.
+    /// With `lines`, the JSON lines of one replay of the walk (the lines the
+    /// benchmark encodes, every event's) are also written there: what
+    /// Benchmarks/pipeline-floor formats in C for the same updates.
     public static func run(tracePath: String, placeFiles: [String], groups: [String], count: Int?, seed: UInt64,
+                           lines: String? = nil,
                            progress: BenchmarkProgress) throws(BenchmarkWorkload.WalkError) -> BenchmarkSamples {
         var set = PlaceSet(), groups = groups
         if let count {
@@ -119,9 +163,36 @@ public enum PipelineBenchmark {
             throw BenchmarkWorkload.WalkError(description: error.description, unreadable: error.kind == .unreadable)
         }
         do {
-            return try run(walk: walk, places: set, groups: groups, progress: progress)
-        } catch {
+            let result = try run(walk: walk, places: set, groups: groups, progress: progress)
+            if let lines {
+                let text = try Self.lines(walk: walk, places: set, groups: groups)
+                do {
+                    try TraceWriter.writeAtomically(text, to: lines)
+                } catch {
+                    throw BenchmarkWorkload.WalkError(description: "error: cannot write \(lines): \(error)", unreadable: false)
+                }
+            }
+            return result
+        } catch let error as ReplaySetupError {
             throw BenchmarkWorkload.WalkError(description: "error: \(error.description)", unreadable: false)
+        } catch let error as BenchmarkWorkload.WalkError {
+            throw error
+        } catch {
+            throw BenchmarkWorkload.WalkError(description: "error: \(error)", unreadable: false)
         }
+    }
+
+    /// Every JSON line of one replay of `walk`, as the benchmark encodes them.
+    public static func lines(walk: Trace, places: PlaceSet, groups: [String]) throws(ReplaySetupError) -> String {
+        var configuration = ReplayConfiguration()
+        configuration.groups = groups
+        configuration.follow = true
+        var replay = try Replay(trace: walk, places: places, configuration: configuration)
+        var out = JSONBytes(capacity: 1 << 16)
+        while let event = replay.next() {
+            event.writeJSONLine(to: &out)
+            out.byte(10)
+        }
+        return out.text
     }
 }

@@ -26,13 +26,13 @@ public struct JSONLinesOutput: Sendable {
     public mutating func write(_ event: ReplayEvent) {
         event.writeJSONLine(to: &lines)
         lines.byte(10)
-        if live || lines.bytes.count >= 1 << 16 { flush() }
+        if live || lines.count >= 1 << 16 { flush() }
     }
 
     /// Writes the lines not yet written, whole (a write cut short by a signal
     /// goes on; an error such as a closed pipe drops them).
     public mutating func flush() {
-        lines.bytes.withUnsafeBytes { writeWhole(descriptor, $0) }
+        lines.withUnsafeBytes { writeWhole(descriptor, $0) }
         lines.removeAll()
     }
 }

@@ -69,6 +69,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("map-width"), help: ArgumentHelp("map-pan and map-zoom with --cluster: the map's width in points.", valueName: "POINTS"))
     var mapWidth: Double = 390
 
+    @Option(name: .customLong("dump-lines"), help: ArgumentHelp("pipeline: write the JSON lines of one replay of the walk, the lines each update encodes (Benchmarks/pipeline-floor formats them in C).", valueName: "FILE"))
+    var dumpLines: String?
+
     @Option(name: .customLong("dump-regions"), help: ArgumentHelp("map-pan and map-zoom: write each update's region as CSV lat,lon,latDelta,lonDelta,zoom.", valueName: "FILE"))
     var dumpRegions: String?
 
@@ -136,7 +139,7 @@ struct BenchCommand: ParsableCommand {
     func pipeline() throws {
         do {
             report(try PipelineBenchmark.run(tracePath: trace ?? Bundled.path(Bundled.walk), placeFiles: [Bundled.coffeeHouses, Bundled.lectureTheatres].map(Bundled.path),
-                                             groups: Bundled.groups, count: placesOption, seed: seed, progress: updated))
+                                             groups: Bundled.groups, count: placesOption, seed: seed, lines: dumpLines, progress: updated))
         } catch {
             throw failure(error.description, error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
         }

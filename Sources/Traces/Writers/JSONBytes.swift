@@ -7,51 +7,96 @@
 /// (`raw("{\"type\":\"map\",\"t\":")`), values with ``number(_:)-(Double)``,
 /// ``int(_:)``, ``string(_:)-(String)`` and the rest.
 public struct JSONBytes: Sendable {
-    /// The bytes written since the last ``removeAll()``.
-    public private(set) var bytes: [UInt8]
+    /// Room for the lines, `count` of it written: the bytes past it are room,
+    /// so that a value is written in place, with no append per byte.
+    private var storage: [UInt8]
+    /// How many bytes are written.
+    public private(set) var count = 0
+
+    /// The bytes written since the last ``removeAll()`` (a copy: to write them
+    /// out, ``withUnsafeBytes(_:)`` lends them without one).
+    public var bytes: [UInt8] { Array(storage[..<count]) }
 
     /// An empty buffer with room for `capacity` bytes.
     public init(capacity: Int = 4096) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: max(capacity, 64))
     }
 
     /// Empties the buffer, keeping its room.
     public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
     }
 
     /// The bytes written, as text.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: storage[..<count], as: UTF8.self) }
+
+    /// Lends the bytes written.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// Room for `n` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if count + n > storage.count {
+            storage.append(contentsOf: repeatElement(0, count: max(storage.count, n)))
+        }
+    }
+
+    /// Writes at most `most` bytes in place with `body`, which returns how many it wrote.
+    @inline(__always)
+    private mutating func put(most: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        reserve(most)
+        let at = count
+        count += storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[at..<(at + most)])) }
+    }
+
+    /// Appends bytes as they are.
+    @inline(__always)
+    private mutating func append(_ source: UnsafeRawBufferPointer) {
+        guard let base = source.baseAddress, source.count > 0 else { return }
+        put(most: source.count) { out in
+            out.baseAddress.map { $0.copyMemory(from: base, byteCount: source.count) }
+            return source.count
+        }
+    }
 
     /// Text written as it is: keys, punctuation, literals.
     @inline(__always)
     public mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
     }
 
     /// One byte as it is (a newline, a bracket).
     @inline(__always)
     public mutating func byte(_ b: UInt8) {
-        bytes.append(b)
+        reserve(1)
+        storage[count] = b
+        count += 1
     }
 
     /// A number as ``JSON/number(_:)`` writes it: `null` when not finite, a
     /// whole number below 10^15 as an integer, else the shortest digits that
     /// read back to the same double (Swift's `description`, the common
-    /// decimals written by ``ShortestDouble`` without making a String).
+    /// decimals written by ``ShortestDouble`` in place, without making a String).
     public mutating func number(_ d: Double) {
         if !d.isFinite {
             raw("null")
         } else if d == d.rounded(), abs(d) < 1e15 {
             int(Int(d))
         } else {
-            let written = withUnsafeTemporaryAllocation(byteCount: ShortestDouble.capacity, alignment: 8) { out -> Bool in
-                guard let n = ShortestDouble.write(d, into: out) else { return false }
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<n]))
-                return true
+            var taken = true
+            put(most: ShortestDouble.capacity) { out in
+                guard let n = ShortestDouble.write(d, into: out) else {
+                    taken = false
+                    return 0
+                }
+                return n
             }
-            if !written { bytes.append(contentsOf: d.description.utf8) }
+            if !taken {
+                var text = d.description
+                text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            }
         }
     }
 
@@ -62,17 +107,16 @@ public struct JSONBytes: Sendable {
 
     /// An integer's decimal digits.
     public mutating func int(_ i: Int) {
-        if i < 0 { bytes.append(UInt8(ascii: "-")) }
-        var v = i.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var k = buffer.count
-            repeat {
-                k -= 1
-                buffer[k] = UInt8(truncatingIfNeeded: v % 10) &+ 48
-                v /= 10
-            } while v > 0
-            bytes.append(contentsOf: buffer[k...])
+        put(most: 20) { out in
+            var n = 0
+            if i < 0 {
+                out[0] = UInt8(ascii: "-")
+                n = 1
+            }
+            let v = UInt64(i.magnitude)
+            let digits = ShortestDouble.digitCount(v)
+            ShortestDouble.writeDigits(v, count: digits, at: n, into: out)
+            return n + digits
         }
     }
 
@@ -87,13 +131,20 @@ public struct JSONBytes: Sendable {
         var s = s
         // Most strings need no escape: copied in one go.
         let copied = s.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
+            for b in utf8 where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+            put(most: utf8.count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress, let to = out.baseAddress { (to + 1).copyMemory(from: base, byteCount: utf8.count) }
+                out[utf8.count + 1] = UInt8(ascii: "\"")
+                return utf8.count + 2
+            }
             return true
         }
-        if !copied { JSON.quote(s, into: &bytes) }
+        if !copied {
+            var quoted: [UInt8] = []
+            JSON.quote(s, into: &quoted)
+            quoted.withUnsafeBytes { append($0) }
+        }
     }
 
     /// A string, or `null` for nil.
@@ -104,12 +155,12 @@ public struct JSONBytes: Sendable {
     /// An array, each item written by `element`.
     @inline(__always)
     public mutating func array<Item>(_ items: [Item], _ element: (inout JSONBytes, Item) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        byte(UInt8(ascii: "["))
         for (k, item) in items.enumerated() {
-            if k > 0 { bytes.append(UInt8(ascii: ",")) }
+            if k > 0 { byte(UInt8(ascii: ",")) }
             element(&self, item)
         }
-        bytes.append(UInt8(ascii: "]"))
+        byte(UInt8(ascii: "]"))
     }
 
     /// An array of strings.
@@ -124,17 +175,20 @@ public struct JSONBytes: Sendable {
 
     /// Any JSON value, as ``JSON/text`` writes it.
     public mutating func value(_ json: JSON) {
-        json.write(to: &bytes)
+        var text: [UInt8] = []
+        json.write(to: &text)
+        text.withUnsafeBytes { append($0) }
     }
 
     /// A time as ``ISO8601Time/format(_:)`` writes it, quoted.
     public mutating func time(_ seconds: Double) {
-        bytes.append(UInt8(ascii: "\""))
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ASCIIWriter.timeCapacity) { out in
-            var writer = ASCIIWriter(out)
+        put(most: ASCIIWriter.timeCapacity + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            let room = UnsafeMutableBufferPointer(rebasing: out.bindMemory(to: UInt8.self)[1...ASCIIWriter.timeCapacity])
+            var writer = ASCIIWriter(room)
             writer.time(seconds)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: out[0..<writer.written]))
+            out[writer.written + 1] = UInt8(ascii: "\"")
+            return writer.written + 2
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

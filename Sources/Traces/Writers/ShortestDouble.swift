@@ -121,7 +121,7 @@ public enum ShortestDouble {
 
     /// `value`'s last `count` decimal digits, with leading zeros, at `start`.
     @inline(__always)
-    private static func writeDigits(_ value: UInt64, count: Int, at start: Int, into out: UnsafeMutableRawBufferPointer) {
+    static func writeDigits(_ value: UInt64, count: Int, at start: Int, into out: UnsafeMutableRawBufferPointer) {
         var v = value
         var k = start + count
         let table = pairs.utf8Start
