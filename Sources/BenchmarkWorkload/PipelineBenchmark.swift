@@ -10,12 +10,11 @@ import Traces
 /// The whole pipeline per delivered fix, as `stroll replay --format jsonl`
 /// runs it: the replay's events for the fix (the simulator's filters, every
 /// group's ranking, the map model) each made into its JSON line and written
-/// to /dev/null, timed from the end of the previous fix's write to the end of
-/// this one's. The walk is replayed again (set-up untimed) until at least
+/// to /dev/null (``PipelineStepper``). The walk plays in loops until
 /// `updates` fixes are measured.
 ///
 /// Two passes over the same updates: the first times each update whole,
-/// reading the clock once an update, and gives the samples; the second reads
+/// with a clock reading either side of it, and gives the samples; the second reads
 /// it around every part of every event (``ReplayTimings``, the encoding, the
 /// writing) and gives the parts. The parts' clock readings (six or more an
 /// event, 20-25 ns each here) are kept out of the whole update's figure.
@@ -31,57 +30,28 @@ public enum PipelineBenchmark {
 
     public static func run(walk: Trace, places: PlaceSet, groups: [String], updates: Int = 1000,
                            progress: BenchmarkProgress) throws(ReplaySetupError) -> BenchmarkSamples {
-        var configuration = ReplayConfiguration()
-        configuration.groups = groups
-        configuration.follow = true
+        let configuration = PipelineStepper.configuration(groups: groups)
         let buildStart = BenchmarkWorkload.now()
-        _ = try Replay(trace: walk, places: places, configuration: configuration)
+        var stepper = try PipelineStepper(walk: walk, places: places, groups: groups)
         let buildMs = Double(BenchmarkWorkload.now() - buildStart) / 1e6
-        let sink = open("/dev/null", O_WRONLY)
-        defer { if sink >= 0 { close(sink) } }
-        var out = JSONBytes(capacity: 1 << 16)
 
-        // Pass 1: each update whole, one clock reading an update.
+        // Pass 1: each update whole, one clock reading either side of it.
         var samples: [Double] = []
-        samples.reserveCapacity(updates + 100)
-        var bytes = 0
-        do {
-            var replay = try Replay(trace: walk, places: places, configuration: configuration)
-            var inUpdate = false
-            var last = BenchmarkWorkload.now()
-            while samples.count < updates {
-                guard let event = replay.next() else {
-                    if inUpdate {
-                        bytes += flush(&out, to: sink)
-                        samples.append(Double(BenchmarkWorkload.now() - last) / 1000)
-                    }
-                    inUpdate = false
-                    replay = try Replay(trace: walk, places: places, configuration: configuration)
-                    last = BenchmarkWorkload.now()
-                    continue
-                }
-                if case .location = event {
-                    if inUpdate {
-                        // The update ends with this fix's arrival: its lines written.
-                        bytes += flush(&out, to: sink)
-                        let now = BenchmarkWorkload.now()
-                        samples.append(Double(now - last) / 1000)
-                        progress(samples.count, updates, samples)
-                        last = BenchmarkWorkload.now()
-                    } else {
-                        last = BenchmarkWorkload.now()
-                    }
-                    inUpdate = true
-                }
-                event.writeJSONLine(to: &out)
-                out.byte(10)
-            }
+        samples.reserveCapacity(updates)
+        while samples.count < updates {
+            let t0 = BenchmarkWorkload.now()
+            guard stepper.update() > 0 else { break }
+            samples.append(Double(BenchmarkWorkload.now() - t0) / 1000)
+            progress(samples.count, updates, samples)
         }
 
         // Pass 2: the parts, the replay's own (ReplayTimings), then encoding and writing.
+        let sink = open("/dev/null", O_WRONLY)
+        defer { if sink >= 0 { close(sink) } }
+        var out = JSONBytes(capacity: 1 << 16)
         let names = ["simulator", "rankings", "map", "events", "encoding", "writing"]
         var parts = [[Double]](repeating: [], count: names.count)
-        for k in parts.indices { parts[k].reserveCapacity(updates + 100) }
+        for k in parts.indices { parts[k].reserveCapacity(updates) }
         var sums = [UInt64](repeating: 0, count: names.count)
         var replay = try Replay(trace: walk, places: places, configuration: configuration)
         replay.timings = ReplayTimings()
@@ -94,16 +64,9 @@ public enum PipelineBenchmark {
             for k in parts.indices { parts[k].append(Double(sums[k]) / 1000) }
             measured += 1
         }
-        while measured < updates {
+        while measured < samples.count {
             let before = replay.timings ?? ReplayTimings()
-            guard let event = replay.next() else {
-                if inUpdate { finishUpdate() }
-                inUpdate = false
-                sums = sums.map { _ in 0 }
-                replay = try Replay(trace: walk, places: places, configuration: configuration)
-                replay.timings = ReplayTimings()
-                continue
-            }
+            guard let event = replay.next() else { break }
             if case .location = event {
                 if inUpdate { finishUpdate() }
                 inUpdate = true
@@ -120,7 +83,7 @@ public enum PipelineBenchmark {
             sums[3] += after.events - before.events
             sums[4] += t3 - t2
         }
-        var result = BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(bytes))
+        var result = BenchmarkSamples(samples: samples, buildMs: buildMs, bytesPerPlace: 0, checksum: Double(stepper.bytes))
         result.parts = zip(names, parts).map { ($0, $1) }
         return result
     }

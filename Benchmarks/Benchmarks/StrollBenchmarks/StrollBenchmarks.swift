@@ -6,6 +6,7 @@ let benchmarks: @Sendable () -> Void = {
     registerTraceParsing()
     registerFormatReading()
     registerProximity()
+    registerPipeline()
 
     // 1000 pairs around Liverpool city centre, 0 to ~6 km apart.
     let pairs: [(Coordinate, Coordinate)] = (0..<1000).compactMap { i in

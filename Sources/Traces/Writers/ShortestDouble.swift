@@ -104,11 +104,11 @@ public enum ShortestDouble {
         }
         // The digits with the point after the first `point` of them: the
         // fraction's digits written one place to the right.
-        let fractionDigits = count - point
-        let (high, low) = digits.quotientAndRemainder(dividingBy: powersOfTen[fractionDigits])
-        writeDigits(high, count: point, at: n, into: out)
+        // All the digits one place right, then the whole part moved back
+        // over the gap and the point put in it (no division by 10^fraction).
+        writeDigits(digits, count: count, at: n + 1, into: out)
+        for k in n..<(n + point) { out[k] = out[k + 1] }
         out[n + point] = UInt8(ascii: ".")
-        writeDigits(low, count: fractionDigits, at: n + point + 1, into: out)
         return n + count + 1
     }
 
