@@ -18,7 +18,7 @@ STROLL = $$($(SWIFT) build -c release --show-bin-path)/stroll
 # install; nothing when all are there).
 APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
-INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15
+INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
 .PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
@@ -224,11 +224,13 @@ bench-peers: build $(PYENV)/ready-2
 
 # Checks the HTML report and `stroll serve`'s live view in a real headless
 # browser (Debian's chromium and chromium-driver, driven by selenium) and
-# saves out/browser/run.png and out/browser/live.png.
+# saves out/browser/run.png and out/browser/live.png; each check is first
+# shown failing on a wrong page (a report that throws as it loads, one whose
+# frames are all the first; a live walker standing still).
 test-browser: build $(PYENV)/ready-selenium
 	@$(APT_NEED) chromium chromium-driver
-	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_html.py $(STROLL) out/browser
-	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_live.py $(STROLL) out/browser
+	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_html.py $(STROLL) out/browser --selftest
+	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_live.py $(STROLL) out/browser --selftest
 
 $(PYENV)/ready-selenium: $(PYENV)/ready-2
 	$(PYENV)/bin/pip install -q selenium

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Opens the HTML report of a replay in headless Chromium (Debian's chromium
 and chromium-driver, through selenium), checks that it loads without console
-errors and that moving the time slider changes the shown ranking, and saves a
-screenshot.
+errors and that moving the time slider changes the shown ranking and clock,
+and saves a screenshot.
 
-    python3 Tests/IntegrationTests/browser/check_html.py STROLL OUT_DIR
+    python3 Tests/IntegrationTests/browser/check_html.py STROLL OUT_DIR [--selftest]
+
+With --selftest the check is first shown failing, in the same browser, on
+two wrong copies of the report: one whose page throws an error as it loads
+(it must report console errors), and one whose every frame shows the first
+frame's rankings at the first frame's time (it must report that the slider
+changed neither the ranking nor the time). The real report must then pass.
 """
+import json
 import os
 import subprocess
 import sys
@@ -16,15 +23,10 @@ from selenium.webdriver.common.keys import Keys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import chromium, console_errors  # noqa: E402
 
-stroll, out = sys.argv[1], sys.argv[2]
-os.makedirs(out, exist_ok=True)
-page = os.path.abspath(os.path.join(out, "run.html"))
-subprocess.run([stroll, "replay", "traces/pier-head-to-guild.gpx", "--html", page, "--select", "Leaf", "--format", "jsonl"],
-               check=True, stdout=subprocess.DEVNULL)
 
-driver = chromium()
-failures = []
-try:
+def check(driver, page, shot=None):
+    """The failures of one report: console errors, a slider that changes nothing."""
+    failures = []
     driver.get("file://" + page)
     errors = console_errors(driver)
     if errors:
@@ -35,19 +37,65 @@ try:
     slider.send_keys(Keys.END)
     after = driver.find_element(By.ID, "rankings").text
     clock_after = driver.find_element(By.ID, "clock").text
+    if not before.strip():
+        failures.append("no ranking shown")
     if before == after:
         failures.append("moving the slider did not change the ranking")
     if clock_before == clock_after:
         failures.append("moving the slider did not change the time")
-    driver.save_screenshot(os.path.join(out, "run.png"))
+    if shot:
+        driver.save_screenshot(shot)
     errors = console_errors(driver)
     if errors:
         failures.append(f"console errors after moving the slider: {errors}")
-    print(f"first ranking at {clock_before}: {before.splitlines()[:3]}")
-    print(f"last ranking at {clock_after}: {after.splitlines()[:3]}")
-finally:
-    driver.quit()
-for f in failures:
-    print("FAIL", f)
-print(f"browser: {2 - len(failures) if len(failures) < 2 else 0} passed, {len(failures)} failed; screenshot {os.path.join(out, 'run.png')}")
-sys.exit(1 if failures else 0)
+    return failures, (clock_before, before), (clock_after, after)
+
+
+def wrong_pages(page, folder):
+    """Two wrong copies of the report: (path, the failures it must give)."""
+    html = open(page, encoding="utf-8").read()
+    throwing = os.path.join(folder, "wrong-throws.html")
+    at = html.index("<script>")
+    with open(throwing, "w", encoding="utf-8") as f:
+        f.write(html[:at] + '<script>throw new Error("a deliberate error");</script>' + html[at:])
+    start = html.index("const frames = ") + len("const frames = ")
+    frames, end = json.JSONDecoder().raw_decode(html, start)
+    still = [dict(frame, t=frames[0]["t"], x=frames[0]["x"], y=frames[0]["y"], groups=frames[0]["groups"]) for frame in frames]
+    frozen = os.path.join(folder, "wrong-frozen.html")
+    with open(frozen, "w", encoding="utf-8") as f:
+        f.write(html[:start] + json.dumps(still) + html[end:])
+    return [(throwing, ["console errors"]),
+            (frozen, ["moving the slider did not change the ranking", "moving the slider did not change the time"])]
+
+
+def main():
+    stroll, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    page = os.path.abspath(os.path.join(out, "run.html"))
+    subprocess.run([stroll, "replay", "traces/pier-head-to-guild.gpx", "--html", page, "--select", "Leaf", "--format", "jsonl"],
+                   check=True, stdout=subprocess.DEVNULL)
+    driver = chromium()
+    failures = []
+    try:
+        if "--selftest" in sys.argv:
+            for wrong, expected in wrong_pages(page, out):
+                got, _, _ = check(driver, wrong)
+                missing = [e for e in expected if not any(g.startswith(e) for g in got)]
+                if missing:
+                    failures.append(f"selftest: {os.path.basename(wrong)} gave {got}, not {missing}")
+                else:
+                    print(f"selftest: {os.path.basename(wrong)} fails as it must: {got}")
+        got, (clock_before, before), (clock_after, after) = check(driver, page, os.path.join(out, "run.png"))
+        failures += got
+        print(f"first ranking at {clock_before}: {before.splitlines()[:3]}")
+        print(f"last ranking at {clock_after}: {after.splitlines()[:3]}")
+    finally:
+        driver.quit()
+    for f in failures:
+        print("FAIL", f)
+    print(f"browser: {len(failures)} failed; screenshot {os.path.join(out, 'run.png')}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

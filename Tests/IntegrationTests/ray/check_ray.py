@@ -19,6 +19,11 @@ loopback (127.0.0.1, 127.0.0.2, 127.0.0.3), each started with `ray start`.
 6. kill -9 of a worker node's raylet mid-batch: the batch still completes,
    every walk done exactly once, outputs identical (last: it leaves one node).
 
+The comparison of 1. is shown failing first (1b): the workers run, with
+--ray-stroll, a stroll that writes one digit of each walk's first ranking
+distance wrong in its events; the comparison with the local batch must
+name every such walk's events file, and nothing else.
+
 No check depends on how long anything takes: each waits for what it needs
 (a count of walks done in status.json, a process's exit) and judges what it
 got. Times are printed, never compared. Each wait has a generous limit
@@ -95,6 +100,27 @@ def outputs(folder):
     return files, statuses
 
 
+# A stroll that gets one thing wrong: the last digit of the first distance of
+# the first ranking line of `replay`'s events (its standard output) changed.
+WRONG_STROLL = r"""#!/usr/bin/env python3
+import re, subprocess, sys
+r = subprocess.run([REAL] + sys.argv[1:], stdout=subprocess.PIPE)
+out = r.stdout
+m = re.search(rb'"type":"ranking".*?"distances":\[-?[0-9.]*?([0-9])[,\]]', out)
+if m:
+    k = m.start(1)
+    out = out[:k] + bytes([0x30 + (out[k] - 0x30 + 1) % 10]) + out[k + 1:]
+sys.stdout.buffer.write(out)
+sys.exit(r.returncode)
+"""
+
+
+def differing(local_files, ray_files):
+    """The output files that differ between two batches (missing on either side included)."""
+    names = set(local_files) | set(ray_files)
+    return sorted(n for n in names if local_files.get(n) != ray_files.get(n))
+
+
 def wait_until(folder, ready, what):
     """Waits until the batch's status.json in folder satisfies ready(traces);
     fails if it never does (HANG_GUARD)."""
@@ -144,7 +170,7 @@ def main():
             ray_files, ray_status = outputs(folder)
             assert local_status == ray_status, (local_status, ray_status)
             assert local_files.keys() == ray_files.keys(), set(local_files) ^ set(ray_files)
-            different = [name for name in local_files if local_files[name] != ray_files[name]]
+            different = differing(local_files, ray_files)
             assert not different, different
             assert r_local.returncode == r_ray.returncode
             nodes = {t.get("node") for t in json.load(open(os.path.join(folder, "status.json")))["traces"]}
@@ -154,6 +180,22 @@ def main():
             done = sum(1 for s in ray_status if s[1] == "done")
             print(f"ray: {len(walks)} walks on {nodes_up} worker node{'s' if nodes_up > 1 else ''} ({done} done, {len(walks) - done} failed as locally), "
                   f"{len(ray_files)} output files byte-identical to the local batch; ran on {sorted(nodes)} ({took:.1f} s)")
+        # 1b. The same comparison against workers that write a wrong digit: it names each walk so changed.
+        wrong = os.path.join(tmp, "wrong-stroll")
+        with open(wrong, "w") as f:
+            f.write(WRONG_STROLL.replace("REAL", repr(os.path.abspath(STROLL))))
+        os.chmod(wrong, 0o755)
+        chosen = [w for w in walks if "traces" + os.sep in w][:3]
+        folder = os.path.join(tmp, "on-ray-wrong")
+        r_wrong, _ = batch(chosen, folder, "--ray", address, "--ray-stroll", wrong)
+        wrong_files, _ = outputs(folder)
+        # The first walks of the list: their outputs have the names the local batch gave them.
+        assert len(wrong_files) == 3 * len(chosen) and set(wrong_files) <= set(local_files), sorted(wrong_files)
+        expected = sorted(n for n in wrong_files if n.endswith(".jsonl"))
+        found = differing({n: local_files[n] for n in wrong_files}, wrong_files)
+        assert len(expected) == len(chosen) and found == expected, (found, expected)
+        print(f"ray: shown failing: workers writing one wrong digit give {len(found)} differing events files, each named: {found}")
+
         folder = os.path.join(tmp, "on-ray-2")
         mtimes = {f: os.stat(os.path.join(folder, f)).st_mtime_ns for f in ray_files}
         r, _ = batch(walks, folder, "--ray", address)
