@@ -15,7 +15,7 @@ import Traces
 ///
 /// Two passes over the same updates: the first times each update whole,
 /// with a clock reading either side of it, and gives the samples; the second reads
-/// it around every part of every event (``ReplayTimings``, the encoding, the
+/// it around every part of every event (`ReplayTimings`, the encoding, the
 /// writing) and gives the parts. The parts' clock readings (six or more an
 /// event, 20-25 ns each here) are kept out of the whole update's figure.
 public enum PipelineBenchmark {
