@@ -51,6 +51,7 @@ let package = Package(
     products: [
         .executable(name: "stroll", targets: ["stroll"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "Geomagnetism", targets: ["Geomagnetism"]),
         .library(name: "GEOS", targets: ["GEOS"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Traces", targets: ["Traces"]),
@@ -102,6 +103,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "Geodesy", swiftSettings: strict),
+        // The World Magnetic Model (NOAA/NCEI and BGS, public domain): declination for headings.
+        .target(name: "Geomagnetism", exclude: ["Coefficients"], swiftSettings: strict),
         // The one grid of points the proximity engine and the map model share.
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "GEOS", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
@@ -143,6 +146,7 @@ let package = Package(
         ),
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
+        .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
