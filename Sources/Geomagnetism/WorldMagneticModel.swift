@@ -127,7 +127,7 @@ public struct WorldMagneticModel: Sendable {
     /// outside [-90, 90], a longitude outside [-180, 360] or a value that is not finite,
     /// ``GeomagnetismError/heightOutOfRange(_:)`` outside the model's -1 km to 850 km,
     /// and ``GeomagnetismError/dateOutsideModel(decimalYear:validFrom:validUntil:)``
-    /// for a year outside ``validFrom`` ... ``validUntil``.
+    /// for a year outside ``validFrom-property`` ... ``validUntil-property``.
     public func field(latitude: Double, longitude: Double, height: Double, decimalYear: Double) throws(GeomagnetismError) -> MagneticField {
         guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...360).contains(longitude) else {
             throw .invalidCoordinate(latitude: latitude, longitude: longitude)
