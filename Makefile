@@ -242,13 +242,13 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # on more than one thread or task (Proximity's two-thread passes, the
 # simulator's clocks, Replay, Serve, ChildProcess, Batches, the CoreLocation
 # and MapKit faces, StrollTesting, Scenarios): a data race needs two threads,
-# and the single-threaded readers and maths (Geodesy, Traces, Places and its
-# readers, GEOS, SpatialIndex, Map) have no shared mutable state for one to
+# and the single-threaded readers and maths (Geodesy, Geomagnetism, Traces,
+# Places and its readers, GEOS, SpatialIndex, Map) have no shared mutable state for one to
 # touch, which Swift 6's strict concurrency checks at compile time (no
 # `nonisolated(unsafe)`, no `@unchecked Sendable`). StrollCLITests start the
 # sanitized `stroll` as hundreds of child processes (3.4 of TSan's 6 minutes);
 # the threads they would reach are tested in their own modules' tests.
-TSAN_SKIP := (StrollCLITests|GeodesyTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests)\.
+TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests)\.
 test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip 'StrollCLITests\.BatchCommandTests'
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(TSAN_SKIP)'
