@@ -6,6 +6,9 @@ of NOAA's program) computes it, for Tests/GeomagnetismTests.
     python3 -m venv /tmp/wmm && /tmp/wmm/bin/pip install pygeomag==1.1.0
     /tmp/wmm/bin/python Tests/GeomagnetismTests/Reference/make_fixture.py
 
+With --check it writes nothing and fails if the committed file differs from
+what pygeomag gives now (`make test-wmm`).
+
 Columns: latitude, longitude (degrees), height (metres above WGS84), decimal
 year, model, then pygeomag's declination and inclination (degrees), X, Y, Z
 and F (nT), each printed with repr (every digit of the double).
@@ -14,6 +17,7 @@ import datetime
 import math
 import os
 import random
+import sys
 
 from pygeomag import GeoMag
 
@@ -58,8 +62,18 @@ def main():
         name = model_for(year)
         r = MODELS[name].calculate(glat=lat, glon=lon, alt=height / 1000, time=year)
         rows.append("\t".join([repr(lat), repr(lon), repr(height), repr(year), name] + [repr(v) for v in (r.d, r.i, r.x, r.y, r.z, r.f)]))
-    with open(os.path.join(HERE, "wmm-pygeomag.tsv"), "w") as f:
-        f.write("\n".join(rows) + "\n")
+    text = "\n".join(rows) + "\n"
+    target = os.path.join(HERE, "wmm-pygeomag.tsv")
+    if "--check" in sys.argv[1:]:
+        with open(target) as f:
+            committed = f.read()
+        if committed != text:
+            print(f"FAIL: {target} differs from pygeomag's field now", file=sys.stderr)
+            sys.exit(1)
+        print(f"ok: {target}, {len(rows) - 1} points, is pygeomag's field")
+        return
+    with open(target, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":
