@@ -48,6 +48,7 @@ func turn(_ a: Double, _ b: Double) -> Double {
 func pygeomagDeclinationAtWalkStart() throws -> Double {
     let text = try String(contentsOfFile: path("Tests/GeomagnetismTests/Reference/wmm-pygeomag.tsv"), encoding: .utf8)
     let row = try #require(text.split(separator: "\n").first { !$0.hasPrefix("#") }).split(separator: "\t")
+    try #require(row.count == 11)
     #expect(row[0] == "53.4072071" && row[1] == "-2.9795042")
     return try #require(Double(row[5]))
 }

@@ -56,12 +56,14 @@ struct WorldMagneticModelTests {
             let text = try String(contentsOfFile: path("Sources/Geomagnetism/Coefficients/" + file), encoding: .utf8)
             let lines = text.split(separator: "\n")
             let header = try #require(lines.first).split(separator: " ")
+            try #require(header.count == 3)
             #expect(Double(header[0]) == model.epoch)
             #expect(String(header[1]) == model.name)
-            let terms = lines.dropFirst().filter { !$0.hasPrefix("9999") }.map { line in
-                let v = line.split(separator: " ")
-                return WorldMagneticModel.Term(n: Int(v[0]) ?? -1, m: Int(v[1]) ?? -1, g: Double(v[2]) ?? .nan, h: Double(v[3]) ?? .nan,
-                                               gDot: Double(v[4]) ?? .nan, hDot: Double(v[5]) ?? .nan)
+            let rows = lines.dropFirst().filter { !$0.hasPrefix("9999") }.map { $0.split(separator: " ") }
+            #expect(rows.allSatisfy { $0.count == 6 })
+            let terms = rows.filter { $0.count == 6 }.map { v in
+                WorldMagneticModel.Term(n: Int(v[0]) ?? -1, m: Int(v[1]) ?? -1, g: Double(v[2]) ?? .nan, h: Double(v[3]) ?? .nan,
+                                        gDot: Double(v[4]) ?? .nan, hDot: Double(v[5]) ?? .nan)
             }
             #expect(terms.count == 90)
             #expect(terms == model.terms)
