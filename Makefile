@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis test-wmm bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -114,6 +114,17 @@ contract: build $(PYENV)/ready-geographiclib
 
 $(PYENV)/ready-geographiclib: $(PYENV)/ready-2
 	$(PYENV)/bin/pip install -q geographiclib
+	touch $@
+
+# The World Magnetic Model's fixture (Tests/GeomagnetismTests/Reference)
+# made again by pygeomag, an independent Python port of NOAA's program: it
+# must be the committed file, byte for byte. GeomagnetismTests hold Stroll's
+# field to that file.
+test-wmm: $(PYENV)/ready-pygeomag
+	$(PYENV)/bin/python Tests/GeomagnetismTests/Reference/make_fixture.py --check
+
+$(PYENV)/ready-pygeomag: $(PYENV)/ready-2
+	$(PYENV)/bin/pip install -q pygeomag==1.1.0
 	touch $@
 
 clean:
@@ -244,13 +255,13 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # on more than one thread or task (Proximity's two-thread passes, the
 # simulator's clocks, Replay, Serve, ChildProcess, Batches, the CoreLocation
 # and MapKit faces, StrollTesting, Scenarios): a data race needs two threads,
-# and the single-threaded readers and maths (Geodesy, Traces, Places and its
-# readers, GEOS, SpatialIndex, Map) have no shared mutable state for one to
+# and the single-threaded readers and maths (Geodesy, Geomagnetism, Traces,
+# Places and its readers, GEOS, SpatialIndex, Map) have no shared mutable state for one to
 # touch, which Swift 6's strict concurrency checks at compile time (no
 # `nonisolated(unsafe)`, no `@unchecked Sendable`). StrollCLITests start the
 # sanitized `stroll` as hundreds of child processes (3.4 of TSan's 6 minutes);
 # the threads they would reach are tested in their own modules' tests.
-TSAN_SKIP := (StrollCLITests|GeodesyTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests)\.
+TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests)\.
 test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip 'StrollCLITests\.BatchCommandTests'
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(TSAN_SKIP)'

@@ -51,6 +51,7 @@ let package = Package(
     products: [
         .executable(name: "stroll", targets: ["stroll"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "Geomagnetism", targets: ["Geomagnetism"]),
         .library(name: "GEOS", targets: ["GEOS"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Traces", targets: ["Traces"]),
@@ -102,6 +103,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "Geodesy", swiftSettings: strict),
+        // The World Magnetic Model (NOAA/NCEI and BGS, public domain): declination for headings.
+        .target(name: "Geomagnetism", exclude: ["Coefficients"], swiftSettings: strict),
         // The one grid of points the proximity engine and the map model share.
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], swiftSettings: strict),
         .target(name: "GEOS", dependencies: ["CGEOS", "Geodesy"], swiftSettings: strict),
@@ -128,7 +131,7 @@ let package = Package(
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
-        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
@@ -143,6 +146,7 @@ let package = Package(
         ),
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
+        .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
@@ -160,7 +164,7 @@ let package = Package(
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"],
                     exclude: ["__Goldens__"], swiftSettings: strict),
-        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy"], swiftSettings: strict),
+        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),

@@ -23,6 +23,19 @@ public protocol CLLocationDevice: AnyObject, Sendable {
     func startMonitoring(for region: CLRegion, manager: CLLocationManager)
     func stopMonitoring(for region: CLRegion, manager: CLLocationManager)
     func requestState(for region: CLRegion, manager: CLLocationManager)
+    /// Heading updates, a service of their own beside location updates.
+    func startUpdatingHeading(for manager: CLLocationManager)
+    func stopUpdatingHeading(for manager: CLLocationManager)
+}
+
+extension CLLocationDevice {
+    /// A device without a compass: heading updates fail with `CLError.headingFailure`.
+    public func startUpdatingHeading(for manager: CLLocationManager) {
+        manager.receive(.failure(CLError(.headingFailure)))
+    }
+
+    /// A device without a compass has nothing to stop.
+    public func stopUpdatingHeading(for manager: CLLocationManager) {}
 }
 
 /// Where managers find the device.
@@ -50,6 +63,11 @@ public enum CLDevice {
 /// into the delegate callback.
 public enum CLDeviceEvent {
     case locations([CLLocation])
+    /// A compass reading: kept as the manager's `heading`, then `locationManager(_:didUpdateHeading:)`.
+    case heading(CLHeading)
+    /// The device asks whether to show the compass calibration:
+    /// `locationManagerShouldDisplayHeadingCalibration(_:)`.
+    case headingCalibration
     case failure(CLError)
     case authorizationChanged(CLAuthorizationStatus)
     case entered(CLRegion)

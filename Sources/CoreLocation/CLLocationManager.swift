@@ -6,6 +6,12 @@ import Foundation
 /// calls them on the main actor.
 public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
+    /// A new heading, after `startUpdatingHeading()`, that changed by at least `headingFilter`.
+    func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
+    /// Whether the compass calibration should show; the default answers `false`.
+    /// StrollSimulation's device asks once each time heading updates start, before
+    /// the first heading; its compass needs no calibration, so the answer changes nothing.
+    func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool
     func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
     func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
     func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
@@ -20,6 +26,10 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
 
 extension CLLocationManagerDelegate {
     public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {}
+    /// Does nothing.
+    public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {}
+    /// Answers `false`: no calibration display.
+    public func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool { false }
     public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
     public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {}
     public func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {}
@@ -52,7 +62,17 @@ open class CLLocationManager: NSObject {
     open var pausesLocationUpdatesAutomatically = true
     open var allowsBackgroundLocationUpdates = false
     open var showsBackgroundLocationIndicator = false
+    /// Degrees a heading must have turned from the last one delivered (its
+    /// magnetic heading, the shorter way round) to be delivered; 1 by default, as
+    /// on iOS. `kCLHeadingFilterNone` delivers every heading. Read at each heading.
     open var headingFilter: CLLocationDegrees = 1
+    /// The edge of the device headings are measured along: kept, no effect
+    /// (Stroll's device points its top along the walk).
+    open var headingOrientation: CLDeviceOrientation = .portrait
+    /// The most recent heading delivered to this manager.
+    open private(set) var heading: CLHeading?
+    /// Whether heading updates are on (not a CoreLocation property; for tests and the device).
+    public private(set) var isUpdatingHeading = false
     /// The most recent fix delivered to this manager.
     open private(set) var location: CLLocation?
     open private(set) var monitoredRegions: Set<CLRegion> = []
@@ -78,7 +98,8 @@ open class CLLocationManager: NSObject {
     open class func locationServicesEnabled() -> Bool { CLDevice.current != nil }
     open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool { regionClass is CLCircularRegion.Type }
     open class func significantLocationChangeMonitoringAvailable() -> Bool { true }
-    open class func headingAvailable() -> Bool { false }
+    /// Whether headings can be had: a device is installed.
+    open class func headingAvailable() -> Bool { CLDevice.current != nil }
 
     open func requestWhenInUseAuthorization() { CLDevice.current?.requestAuthorization(always: false) }
     open func requestAlwaysAuthorization() { CLDevice.current?.requestAuthorization(always: true) }
@@ -93,6 +114,25 @@ open class CLLocationManager: NSObject {
         isUpdatingLocation = false
         CLDevice.current?.stopUpdatingLocation(for: self)
     }
+
+    /// Headings from the device's compass, each delivered when it turned by at
+    /// least `headingFilter`. It runs beside location updates; `trueHeading` is
+    /// valid only while this manager's location updates are on, as on iOS.
+    /// With no device installed it reports `CLError.headingFailure`.
+    open func startUpdatingHeading() {
+        isUpdatingHeading = true
+        guard let device = CLDevice.current else { return receive(.failure(CLError(.headingFailure))) }
+        device.startUpdatingHeading(for: self)
+    }
+
+    /// Stops heading updates; `heading` keeps the last one.
+    open func stopUpdatingHeading() {
+        isUpdatingHeading = false
+        CLDevice.current?.stopUpdatingHeading(for: self)
+    }
+
+    /// Hides the compass calibration: nothing to hide in Stroll.
+    open func dismissHeadingCalibrationDisplay() {}
 
     open func requestLocation() {
         guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
@@ -132,12 +172,17 @@ open class CLLocationManager: NSObject {
         device.requestState(for: region, manager: self)
     }
 
-    /// The device's delivery: keeps `location` and calls the delegate.
+    /// The device's delivery: keeps `location` and `heading` and calls the delegate.
     public func receive(_ event: CLDeviceEvent) {
         switch event {
         case .locations(let locations):
             location = locations.last ?? location
             delegate?.locationManager(self, didUpdateLocations: locations)
+        case .heading(let newHeading):
+            heading = newHeading
+            delegate?.locationManager(self, didUpdateHeading: newHeading)
+        case .headingCalibration:
+            _ = delegate?.locationManagerShouldDisplayHeadingCalibration(self)
         case .failure(let error):
             if error.code == .denied {
                 isUpdatingLocation = false

@@ -11,6 +11,8 @@ public typealias CLLocationAccuracy = Double
 public typealias CLLocationDirection = Double
 /// The accuracy of a direction, in degrees; negative when unknown.
 public typealias CLLocationDirectionAccuracy = Double
+/// One axis of the geomagnetic field a heading carries, microtesla.
+public typealias CLHeadingComponentValue = Double
 /// A speed in metres per second; negative when unknown.
 public typealias CLLocationSpeed = Double
 /// The accuracy of a speed, in metres per second; negative when unknown.
@@ -53,6 +55,8 @@ public let kCLLocationAccuracyKilometer: CLLocationAccuracy = 1000
 public let kCLLocationAccuracyThreeKilometers: CLLocationAccuracy = 3000
 public let kCLLocationAccuracyReduced: CLLocationAccuracy = 3000
 public let kCLDistanceFilterNone: CLLocationDistance = -1
+/// A `headingFilter` that delivers every heading, however little it changed.
+public let kCLHeadingFilterNone: CLLocationDegrees = -1
 public let CLLocationDistanceMax: CLLocationDistance = .greatestFiniteMagnitude
 public let CLTimeIntervalMax: TimeInterval = .greatestFiniteMagnitude
 public let kCLErrorDomain = "kCLErrorDomain"
@@ -84,6 +88,25 @@ public enum CLActivityType: Int, Sendable {
     case airborne = 5
 }
 
+/// How the device is held, with Apple's raw values: a manager's
+/// `headingOrientation`, the edge a heading is measured along.
+public enum CLDeviceOrientation: Int32, Sendable {
+    /// Not known.
+    case unknown = 0
+    /// Upright, the home button (or bottom edge) down.
+    case portrait = 1
+    /// Upside down.
+    case portraitUpsideDown = 2
+    /// On its side, the top to the left.
+    case landscapeLeft = 3
+    /// On its side, the top to the right.
+    case landscapeRight = 4
+    /// Flat, screen up.
+    case faceUp = 5
+    /// Flat, screen down.
+    case faceDown = 6
+}
+
 /// Whether the device is inside a monitored region, with Apple's raw values.
 public enum CLRegionState: Int, Sendable {
     case unknown = 0
@@ -102,7 +125,8 @@ public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringCon
         case denied = 1
         /// The network was unavailable (never raised: Stroll needs none).
         case network = 2
-        /// The heading could not be determined (heading is absent in Stroll).
+        /// The heading could not be determined (Stroll: a fix outside the World
+        /// Magnetic Model's dates or range; `SimulatedDevice.headingError` says which).
         case headingFailure = 3
         /// The user denied region monitoring.
         case regionMonitoringDenied = 4

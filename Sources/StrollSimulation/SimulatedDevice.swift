@@ -2,6 +2,7 @@
 import CoreLocation
 import Foundation
 import Geodesy
+import Geomagnetism
 import LocationSimulation
 import Traces
 
@@ -22,6 +23,9 @@ import Traces
 /// ``authorizationAnswer``. Monitored regions report entry, exit and state.
 /// Significant-change monitoring is a service of its own beside a manager's
 /// updates (``significantChangeDistance``, ``significantChangeInterval``).
+/// Heading updates are another: a compass reading at each of the device's fixes
+/// whose course is known, from the walk's course and the World Magnetic
+/// Model's declination there (``startUpdatingHeading(for:)``, docs/Heading.md).
 @MainActor
 public final class SimulatedDevice: CLLocationDevice {
     /// Metres the device must have moved from the last significant-change
@@ -49,6 +53,10 @@ public final class SimulatedDevice: CLLocationDevice {
     public private(set) var now: Double
     /// Seconds since the walk began.
     public var elapsed: Double { now - startTime }
+    /// Why the last heading that could not be made failed (a fix's date outside
+    /// the World Magnetic Model's, its height outside the model's range): the
+    /// detail behind the `CLError.headingFailure` a manager was sent.
+    public private(set) var headingError: GeomagnetismError?
 
     private var feeds: [Feed] = []
     private var nextFeedOrder = 0
@@ -179,6 +187,34 @@ public final class SimulatedDevice: CLLocationDevice {
         waiting.removeAll { $0.manager.manager === manager && $0.kind == .significant }
     }
 
+    /// Heading updates for a manager, from now, whatever the authorization (a
+    /// compass needs none, as on iOS). At each fix the device makes whose course
+    /// is known (the walk's leg, which sensor noise does not touch):
+    /// `trueHeading` is that course when the manager's location updates are on,
+    /// else -1; `magneticHeading` is the course less the World Magnetic Model's
+    /// declination at the fix's position, height and time, in [0, 360);
+    /// `headingAccuracy` is the model's declination uncertainty there (one
+    /// standard deviation); `x`, `y`, `z` are the model's field in microtesla for a
+    /// phone held flat, screen up, its top along the course. A fix whose course
+    /// is unknown (a stop) gives no heading: `heading` keeps the last. A heading
+    /// is delivered when its magnetic heading turned by at least the manager's
+    /// `headingFilter` from the last one delivered (every one with
+    /// `kCLHeadingFilterNone`). The delegate is asked
+    /// `locationManagerShouldDisplayHeadingCalibration(_:)` once before the
+    /// first heading. A fix the model cannot take (a date outside 2020.0 to
+    /// 2030.0) sends `CLError.headingFailure` once per start, with the reason in
+    /// ``headingError``, and no heading for it. Starting again restarts.
+    public func startUpdatingHeading(for manager: CLLocationManager) {
+        remember(manager)
+        stopUpdatingHeading(for: manager)
+        feeds.append(Feed(kind: .heading, manager: manager, continuation: nil, simulator: makeSimulator(everyFix(pausing: false)), order: takeOrder()))
+    }
+
+    /// Stops a manager's heading updates.
+    public func stopUpdatingHeading(for manager: CLLocationManager) {
+        feeds.removeAll { $0.manager === manager && $0.kind == .heading }
+    }
+
     /// A manager's updates or significant changes: now when authorized, after
     /// the prompt's answer when not yet determined, else `.denied`.
     private func start(_ kind: Feed.Kind, for manager: CLLocationManager) {
@@ -257,12 +293,17 @@ public final class SimulatedDevice: CLLocationDevice {
             continuation.finish()
             return
         }
+        // As iOS's live updates: a stop is reported once (`isStationary`), then nothing until the device moves.
+        feeds.append(Feed(kind: .live, manager: nil, continuation: continuation, simulator: makeSimulator(everyFix(pausing: true)), order: takeOrder()))
+    }
+
+    /// Settings for every fix the device makes: its best accuracy, no distance filter.
+    private func everyFix(pausing: Bool) -> LocationSettings {
         var settings = LocationSettings()
         settings.desiredAccuracy = kCLLocationAccuracyBest
         settings.distanceFilter = kCLDistanceFilterNone
-        // As iOS's live updates: a stop is reported once (`isStationary`), then nothing until the device moves.
-        settings.pausesLocationUpdatesAutomatically = true
-        feeds.append(Feed(kind: .live, manager: nil, continuation: continuation, simulator: makeSimulator(settings), order: takeOrder()))
+        settings.pausesLocationUpdatesAutomatically = pausing
+        return settings
     }
 
     // MARK: Inside
@@ -377,6 +418,9 @@ public final class SimulatedDevice: CLLocationDevice {
             default:
                 break
             }
+        case .heading:
+            guard let manager = feed.manager, case .location(let l) = event else { return }
+            deliverHeading(at: l, to: manager, from: feed)
         case .live:
             switch event {
             case .location(let l): feed.continuation?.yield(CLLocationUpdate(location: CLLocation(l)))
@@ -384,6 +428,42 @@ public final class SimulatedDevice: CLLocationDevice {
             default: break
             }
         }
+    }
+
+    /// One fix's heading, by the rules of ``startUpdatingHeading(for:)``.
+    private func deliverHeading(at l: Location, to manager: CLLocationManager, from feed: Feed) {
+        guard l.course >= 0 else { return }
+        let field: MagneticField
+        do throws(GeomagnetismError) {
+            field = try WorldMagneticModel.field(latitude: l.coordinate.latitude, longitude: l.coordinate.longitude, height: l.altitude,
+                                                 date: Date(timeIntervalSince1970: l.timestamp))
+        } catch {
+            headingError = error
+            if !feed.headingFailed { manager.receive(.failure(CLError(.headingFailure))) }
+            feed.headingFailed = true
+            return
+        }
+        let magnetic = Self.normalized(l.course - field.declination)
+        if let last = feed.lastHeading, manager.headingFilter >= 0 {
+            let turn = abs(magnetic - last).truncatingRemainder(dividingBy: 360)
+            guard min(turn, 360 - turn) >= manager.headingFilter else { return }
+        }
+        if feed.lastHeading == nil { manager.receive(.headingCalibration) }
+        feed.lastHeading = magnetic
+        let course = l.course * .pi / 180
+        let heading = CLHeading(magneticHeading: magnetic, trueHeading: manager.isUpdatingLocation ? l.course : -1,
+                                headingAccuracy: field.declinationUncertainty, timestamp: Date(timeIntervalSince1970: l.timestamp),
+                                x: (-field.north * sin(course) + field.east * cos(course)) / 1000,
+                                y: (field.north * cos(course) + field.east * sin(course)) / 1000,
+                                z: -field.down / 1000)
+        manager.receive(.heading(heading))
+    }
+
+    /// An angle in [0, 360).
+    nonisolated static func normalized(_ degrees: Double) -> Double {
+        let d = degrees.truncatingRemainder(dividingBy: 360)
+        let wrapped = d < 0 ? d + 360 : d
+        return wrapped >= 360 ? 0 : wrapped
     }
 
     private func finishLiveUpdates() {
@@ -400,7 +480,7 @@ public final class SimulatedDevice: CLLocationDevice {
 @MainActor
 final class Feed {
     enum Kind {
-        case updates, oneShot, significant, monitoring, live
+        case updates, oneShot, significant, monitoring, live, heading
     }
 
     let kind: Kind
@@ -415,6 +495,10 @@ final class Feed {
     var best: Location?
     /// The last fix a significant-change feed delivered.
     var lastSignificant: Location?
+    /// The magnetic heading a heading feed last delivered.
+    var lastHeading: Double?
+    /// Whether a heading feed has reported `headingFailure`.
+    var headingFailed = false
     var isFinished = false
 
     init(kind: Kind, manager: CLLocationManager?, continuation: AsyncStream<CLLocationUpdate>.Continuation?, simulator: LocationSimulator?, order: Int) {
