@@ -78,6 +78,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Combine's names (ObservableObject, @Published, AnyCancellable) where
+        // `import CoreLocation` brings them on Apple's platforms.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .systemLibrary(
@@ -127,7 +130,8 @@ let package = Package(
         .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .target(name: "BenchmarkWorkload", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map", "SpatialIndex", "Replay"], swiftSettings: strict),
         .target(name: "Batches", dependencies: ["ChildProcess", "Traces", "Places", "Proximity", "Replay"], swiftSettings: strict),
-        .target(name: "CoreLocation", dependencies: ["Geodesy"], swiftSettings: strict),
+        .target(name: "CoreLocation", dependencies: ["Geodesy", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))],
+                swiftSettings: strict),
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),

@@ -39,6 +39,43 @@ extension CLLocationCoordinate2D {
 
 @Suite("App code in Swift 5 mode", .serialized)
 struct AppCodeTests {
+    @Test("an ObservableObject with @Published fixes: $location.sink sees every delivered fix in order, objectWillChange fires before each change, and a cancelled subscription sees no more")
+    @MainActor
+    func publishedFixes() async throws {
+        SimulatedDevice.current = try SimulatedDevice(trace: path("traces/pier-head-to-guild.gpx"), authorization: .notDetermined)
+        defer { SimulatedDevice.current = nil }
+        let model = PublishedLocationManager()
+        var published: [CLLocation?] = []
+        var willChange = 0
+        var statuses: [CLAuthorizationStatus] = []
+        let fixes = model.$location.sink { published.append($0) }
+        let changes = model.objectWillChange.sink { _ in willChange += 1 }
+        let authorization = model.$authorizationStatus.sink { statuses.append($0) }
+        // A subscription cancelled ten minutes into the walk sees nothing after.
+        var early: [CLLocation?] = []
+        let cancelled = model.$location.sink { early.append($0) }
+        model.start()
+        await SimulatedDevice.current?.advance(by: 600)
+        cancelled.cancel()
+        let seenEarly = early.count
+        await SimulatedDevice.current?.run()
+        var simulator = try LocationSimulator(trace: try TraceReader.read(path("traces/pier-head-to-guild.gpx")))
+        let expected = simulator.run().compactMap { event -> Double? in
+            if case .location(let l) = event { return l.timestamp }
+            return nil
+        }
+        // The subscription's first value is the one it found (nil), then one per delivered fix.
+        #expect(published.first.map { $0 == nil } == true)
+        #expect(published.dropFirst().map { $0?.timestamp.timeIntervalSince1970 ?? -1 } == expected && expected.count > 10)
+        #expect(willChange >= expected.count + 1)
+        #expect(model.location?.timestamp == published.last??.timestamp)
+        #expect(statuses.first == .notDetermined && statuses.last == .authorizedWhenInUse)
+        #expect(early.count == seenEarly && seenEarly > 1 && seenEarly < published.count)
+        authorization.cancel()
+        fixes.cancel()
+        changes.cancel()
+    }
+
     @Test("a plain NSObject delegate records the walk; its last fix is the walk's last delivered fix")
     @MainActor
     func recordsTheWalk() async throws {

@@ -24,6 +24,7 @@ Usage: check_table.py [--bin-path DIR] [--doc FILE]
   folder `swift build` and `swift test` use, else `swift build --show-bin-path`).
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -72,7 +73,10 @@ def public_symbols(bin_path, triple, module, out_dir):
     modules = os.path.join(bin_path, "Modules")
     if not os.path.exists(os.path.join(modules, module + ".swiftmodule")):
         sys.exit(f"error: {modules}/{module}.swiftmodule not found: build first (swift build --build-tests)")
+    # The C targets of dependencies (OpenCombine's helpers) are found by their module maps.
+    maps = sorted(glob.glob(os.path.join(bin_path, "*.build", "module.modulemap")))
     command = [symbolgraph_tool(), "-module-name", module, "-target", triple, "-I", modules,
+               *[arg for m in maps for arg in ("-Xcc", f"-fmodule-map-file={m}")],
                "-output-dir", out_dir, "-minimum-access-level", "public", "-skip-synthesized-members"]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
