@@ -234,7 +234,8 @@ extension CLDevice {
     /// The monitors the app holds, by name: the device evaluates each.
     public static func liveMonitors() -> [CLMonitor] {
         monitors.withLock { monitors in
-            monitors = monitors.filter { $0.value.monitor != nil }
+            guard !monitors.isEmpty else { return [] }
+            if monitors.values.contains(where: { $0.monitor == nil }) { monitors = monitors.filter { $0.value.monitor != nil } }
             return monitors.keys.sorted().compactMap { monitors[$0]?.monitor }
         }
     }

@@ -139,6 +139,24 @@ extension CoreLocationTests {
             #expect(await monitor.identifiers == ["pier-head"])
         }
 
+        @Test("a condition added mid-walk is evaluated from then on; the others' states are not reported again")
+        func addMidWalk() async throws {
+            let device = try SimulatedDevice(trace: path(pierHeadWalk))
+            SimulatedDevice.current = device
+            defer { SimulatedDevice.current = nil }
+            let monitor = await CLMonitor.requestMonitor(named: "later")
+            await monitor.add(pierHead, identifier: "pier-head")
+            let events = await monitor.events
+            await device.advance(by: 1)
+            let added = device.now
+            await monitor.add(campus, identifier: "campus")
+            await device.run()
+            let received = await collect(events)
+            #expect(received.filter { $0.identifier == "pier-head" }.map(\.state) == [.satisfied, .unsatisfied])
+            #expect(received.filter { $0.identifier == "campus" }.map(\.state) == [.unsatisfied, .satisfied])
+            #expect(received.first { $0.identifier == "campus" }.map { $0.date.timeIntervalSince1970 >= added } == true)
+        }
+
         @Test("record(for:) holds the condition and its last event; identifiers lists the conditions in the order added; a live name gives the same monitor")
         func recordsAndIdentifiers() async throws {
             SimulatedDevice.current = try SimulatedDevice(trace: path(pierHeadWalk))
