@@ -120,20 +120,27 @@ extension CoreLocationTests {
             #expect(await monitor.record(for: "assumed-outside")?.lastEvent.state == .unsatisfied)
         }
 
-        @Test("remove stops a condition's events and forgets it; the others go on")
-        func removeStopsEvents() async throws {
+        /// The events of a monitor of `conditions` on the pier-head walk, with
+        /// `change` made one second in (at `changed`, seconds since 1970).
+        func midWalk(_ name: String, _ conditions: [(String, CLMonitor.CircularGeographicCondition)],
+                     change: (CLMonitor) async -> Void) async throws -> (events: [CLMonitor.Event], monitor: CLMonitor, changed: Double) {
             let device = try SimulatedDevice(trace: path(pierHeadWalk))
             SimulatedDevice.current = device
             defer { SimulatedDevice.current = nil }
-            let monitor = await CLMonitor.requestMonitor(named: "removal")
-            await monitor.add(pierHead, identifier: "pier-head")
-            await monitor.add(campus, identifier: "campus")
+            let monitor = await CLMonitor.requestMonitor(named: name)
+            for (id, condition) in conditions { await monitor.add(condition, identifier: id) }
             let events = await monitor.events
             await device.advance(by: 1)
-            await monitor.remove("campus")
+            let changed = device.now
+            await change(monitor)
             await device.run()
-            let received = await collect(events)
-            #expect(!received.contains { $0.identifier == "campus" && $0.date.timeIntervalSince1970 > device.startTime + 1 })
+            return (await collect(events), monitor, changed)
+        }
+
+        @Test("remove stops a condition's events and forgets it; the others go on")
+        func removeStopsEvents() async throws {
+            let (received, monitor, removed) = try await midWalk("removal", [("pier-head", pierHead), ("campus", campus)]) { await $0.remove("campus") }
+            #expect(!received.contains { $0.identifier == "campus" && $0.date.timeIntervalSince1970 > removed })
             #expect(received.contains { $0.identifier == "pier-head" && $0.state == .unsatisfied })
             #expect(await monitor.record(for: "campus") == nil)
             #expect(await monitor.identifiers == ["pier-head"])
@@ -141,17 +148,7 @@ extension CoreLocationTests {
 
         @Test("a condition added mid-walk is evaluated from then on; the others' states are not reported again")
         func addMidWalk() async throws {
-            let device = try SimulatedDevice(trace: path(pierHeadWalk))
-            SimulatedDevice.current = device
-            defer { SimulatedDevice.current = nil }
-            let monitor = await CLMonitor.requestMonitor(named: "later")
-            await monitor.add(pierHead, identifier: "pier-head")
-            let events = await monitor.events
-            await device.advance(by: 1)
-            let added = device.now
-            await monitor.add(campus, identifier: "campus")
-            await device.run()
-            let received = await collect(events)
+            let (received, _, added) = try await midWalk("later", [("pier-head", pierHead)]) { await $0.add(campus, identifier: "campus") }
             #expect(received.filter { $0.identifier == "pier-head" }.map(\.state) == [.satisfied, .unsatisfied])
             #expect(received.filter { $0.identifier == "campus" }.map(\.state) == [.unsatisfied, .satisfied])
             #expect(received.first { $0.identifier == "campus" }.map { $0.date.timeIntervalSince1970 >= added } == true)
