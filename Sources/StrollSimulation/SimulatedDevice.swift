@@ -20,7 +20,9 @@ import Traces
 /// see different deliveries), from the moment it started. Callbacks arrive on
 /// the main actor in time order; callbacks at the same instant come in the
 /// order the managers started. Authorization prompts are answered with
-/// ``authorizationAnswer``. Monitored regions report entry, exit and state.
+/// ``authorizationAnswer``. Monitored regions report entry, exit and state;
+/// the circles of every `CLMonitor` the app holds change state at the same
+/// fixes, by the same rules, from the device's next step after they are added.
 /// Significant-change monitoring is a service of its own beside a manager's
 /// updates (``significantChangeDistance``, ``significantChangeInterval``).
 /// Heading updates are another: a compass reading at each of the device's fixes
@@ -67,6 +69,8 @@ public final class SimulatedDevice: CLLocationDevice {
     private var announced: [ObjectIdentifier: Set<String>] = [:]
     /// Regions whose monitoring failed, by manager: kept in its `monitoredRegions`, never watched.
     private var refused: [ObjectIdentifier: Set<String>] = [:]
+    /// The `CLMonitor`s the device evaluates, with the revision and authorization it evaluates them for.
+    private var watchedMonitors: [WatchedMonitor] = []
 
     /// A walk from a trace file (GPX or CSV). A missing or unreadable file throws an error naming it.
     public convenience init(trace path: String, replay: ReplayOptions = ReplayOptions(), sensor: SensorOptions = SensorOptions(),
@@ -121,6 +125,7 @@ public final class SimulatedDevice: CLLocationDevice {
         deliverQueued()
         while true {
             takeLiveUpdates()
+            takeMonitors()
             var earliest: Feed?
             for feed in feeds where feed.peek() != nil {
                 guard let t = feed.peek()?.timestamp, t <= target else { continue }
@@ -359,11 +364,82 @@ public final class SimulatedDevice: CLLocationDevice {
             MonitoredRegion(identifier: r.identifier, shape: .circle(center: Coordinate(computedLatitude: r.center.latitude, longitude: r.center.longitude), radius: r.radius),
                             notifyOnEntry: r.notifyOnEntry, notifyOnExit: r.notifyOnExit)
         }
-        var settings = LocationSettings()
-        settings.distanceFilter = kCLDistanceFilterNone
-        let feed = Feed(kind: .monitoring, manager: manager, continuation: nil, simulator: makeSimulator(settings, regions: monitored), order: takeOrder())
+        let feed = Feed(kind: .monitoring, manager: manager, continuation: nil, simulator: makeSimulator(Self.monitoringSettings, regions: monitored), order: takeOrder())
         feed.regions = Dictionary(regions.map { ($0.identifier, $0 as CLRegion) }, uniquingKeysWith: { a, _ in a })
         feeds.append(feed)
+    }
+
+    /// The fixes region monitoring and `CLMonitor` conditions are evaluated on:
+    /// the device's reported fixes at Stroll's default accuracy, unfiltered.
+    private static var monitoringSettings: LocationSettings {
+        var settings = LocationSettings()
+        settings.distanceFilter = kCLDistanceFilterNone
+        return settings
+    }
+
+    // MARK: CLMonitor
+
+    /// Starts evaluating monitors the app requested since the last step, and
+    /// evaluates afresh, from now, those whose conditions or whose authorization changed.
+    private func takeMonitors() {
+        watchedMonitors.removeAll { $0.monitor == nil }
+        for monitor in CLDevice.liveMonitors() {
+            let revision = monitor.revision
+            if let watched = watchedMonitors.first(where: { $0.monitor === monitor }),
+               watched.revision == revision, watched.authorization == authorizationStatus { continue }
+            watchedMonitors.removeAll { $0.monitor === monitor }
+            watchedMonitors.append(WatchedMonitor(monitor: monitor, revision: revision, authorization: authorizationStatus))
+            watch(monitor)
+        }
+    }
+
+    /// A monitor's conditions, evaluated from now by the rules of
+    /// `startMonitoring(for:)` (one `RegionMonitor` behind both): circles
+    /// give their state at the next fix, then a change at each crossing. The
+    /// 21st condition on and every condition of a kind Stroll cannot evaluate
+    /// (not a circle, or a radius that is not a positive number of metres) get
+    /// one `unknown` event saying why, `conditionLimitExceeded` or
+    /// `conditionUnsupported`; without authorization every condition gets one
+    /// with `authorizationDenied`.
+    private func watch(_ monitor: CLMonitor) {
+        feeds.removeAll { $0.kind == .conditions && $0.monitor === monitor }
+        let date = Date(timeIntervalSince1970: now)
+        let authorized = authorizationStatus == .authorizedAlways || authorizationStatus == .authorizedWhenInUse
+        var regions: [MonitoredRegion] = []
+        for (identifier, condition) in monitor.conditions {
+            guard authorized else {
+                monitor.receive(CLMonitor.Event(identifier: identifier, state: .unknown, date: date, authorizationDenied: true))
+                continue
+            }
+            guard let circle = condition as? CLMonitor.CircularGeographicCondition, circle.radius.isFinite, circle.radius > 0 else {
+                monitor.receive(CLMonitor.Event(identifier: identifier, state: .unknown, date: date, conditionUnsupported: true))
+                continue
+            }
+            guard regions.count < LocationSettings().maximumRegions else {
+                monitor.receive(CLMonitor.Event(identifier: identifier, state: .unknown, date: date, conditionLimitExceeded: true))
+                continue
+            }
+            regions.append(MonitoredRegion.circle(identifier, center: Coordinate(computedLatitude: circle.center.latitude, longitude: circle.center.longitude),
+                                                  radius: circle.radius))
+        }
+        guard !regions.isEmpty else { return }
+        let feed = Feed(kind: .conditions, manager: nil, continuation: nil, simulator: makeSimulator(Self.monitoringSettings, regions: regions), order: takeOrder())
+        feed.monitor = monitor
+        feeds.append(feed)
+    }
+
+    /// A condition's state as the region monitor decided it.
+    private func deliverCondition(_ event: LocationEvent, to monitor: CLMonitor) {
+        switch event {
+        case .regionState(let id, let inside, let t):
+            monitor.receive(CLMonitor.Event(identifier: id, state: inside ? .satisfied : .unsatisfied, date: Date(timeIntervalSince1970: t)))
+        case .regionEntered(let id, let t):
+            monitor.receive(CLMonitor.Event(identifier: id, state: .satisfied, date: Date(timeIntervalSince1970: t)))
+        case .regionExited(let id, let t):
+            monitor.receive(CLMonitor.Event(identifier: id, state: .unsatisfied, date: Date(timeIntervalSince1970: t)))
+        default:
+            break
+        }
     }
 
     /// The device's position now: the next fix of the walk.
@@ -421,6 +497,9 @@ public final class SimulatedDevice: CLLocationDevice {
         case .heading:
             guard let manager = feed.manager, case .location(let l) = event else { return }
             deliverHeading(at: l, to: manager, from: feed)
+        case .conditions:
+            guard let monitor = feed.monitor else { return }
+            deliverCondition(event, to: monitor)
         case .live:
             switch event {
             case .location(let l): feed.continuation?.yield(CLLocationUpdate(location: CLLocation(l)))
@@ -473,6 +552,7 @@ public final class SimulatedDevice: CLLocationDevice {
             feed.isFinished = true
         }
         feeds.removeAll { $0.isFinished }
+        for monitor in CLDevice.liveMonitors() { monitor.finishEvents() }
     }
 }
 
@@ -481,10 +561,14 @@ public final class SimulatedDevice: CLLocationDevice {
 final class Feed {
     enum Kind {
         case updates, oneShot, significant, monitoring, live, heading
+        /// A `CLMonitor`'s conditions.
+        case conditions
     }
 
     let kind: Kind
     weak var manager: CLLocationManager?
+    /// The monitor a `conditions` feed evaluates for.
+    weak var monitor: CLMonitor?
     let continuation: AsyncStream<CLLocationUpdate>.Continuation?
     private var simulator: LocationSimulator?
     private var upcoming: LocationEvent?
@@ -512,7 +596,11 @@ final class Feed {
 
     /// The next event without taking it.
     func peek() -> LocationEvent? {
-        if kind != .live, manager == nil { isFinished = true }
+        switch kind {
+        case .live: break
+        case .conditions: if monitor == nil { isFinished = true }
+        default: if manager == nil { isFinished = true }
+        }
         if isFinished { return nil }
         if upcoming == nil { upcoming = simulator?.next() }
         if upcoming == nil { isFinished = true }
@@ -536,6 +624,13 @@ final class Feed {
         lastSignificant = l
         return true
     }
+}
+
+/// A monitor the device evaluates, not kept alive by it.
+struct WatchedMonitor {
+    weak var monitor: CLMonitor?
+    let revision: Int
+    let authorization: CLAuthorizationStatus
 }
 
 struct WeakManager {
