@@ -196,7 +196,7 @@ def compare(name, events, radius, minutes, report):
     report.append(f"{name}: {len(fixes)} fixes, {len(sp)} staypoints, {len(visits)} visit events; "
                   f"trackintel's distinct-position centre up to {dedup:.2f} m from the mean; "
                   f"haversine/geodesic up to {100 * widest:.2f} % apart at an ending fix, "
-                  f"{len(sphere ^ ellipsoid)} staypoints differ by haversine"
+                  f"{len(ellipsoid - sphere)} staypoints end at another fix by haversine"
                   + (f"; {len(at_gaps)} stays ended by a gap (not trackintel's)" if at_gaps else ""))
     return problems
 
