@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis test-wmm bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -193,6 +193,23 @@ test-ray: build $(RAYENV)/ready
 test-osm: build $(PYENV)/ready-2
 	@$(APT_NEED) osmium-tool
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_osm.py $(STROLL)
+
+# Visits (`stroll replay --visits`) against trackintel's sliding stay-point
+# rule on the replay's own fixes (bold-street-long-stop three ways and
+# trackintel's two sample trajectories): the same stays, times to the
+# microsecond, centres to a micrometre; shown failing first on an arrival
+# 60 s late and a dropped visit (Tests/IntegrationTests/visits/check_visits.py).
+# trackintel (and its pandas, GeoPandas, shapely, pyproj) in a virtual
+# environment of its own in .build.
+VISITENV := .build/python-visits
+$(VISITENV)/ready:
+	python3 -m venv $(VISITENV)
+	$(VISITENV)/bin/pip install -q trackintel==1.4.2
+	touch $@
+
+test-visits: build $(VISITENV)/ready
+	$(VISITENV)/bin/python Tests/IntegrationTests/visits/check_visits.py $(STROLL) --selftest
+	$(VISITENV)/bin/python Tests/IntegrationTests/visits/check_visits.py $(STROLL)
 
 # GeoPackage against GDAL (Debian's gdal-bin): places through ogr2ogr's
 # GeoPackages and Stroll's, runs written with --gpkg counted by ogrinfo.

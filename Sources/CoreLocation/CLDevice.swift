@@ -20,6 +20,10 @@ public protocol CLLocationDevice: AnyObject, Sendable {
     /// updates: starting or stopping one leaves the other as it is.
     func startMonitoringSignificantLocationChanges(for manager: CLLocationManager)
     func stopMonitoringSignificantLocationChanges(for manager: CLLocationManager)
+    /// Visit monitoring, a service of its own beside updates and significant changes.
+    func startMonitoringVisits(for manager: CLLocationManager)
+    /// Stops a manager's visit monitoring; its other services go on.
+    func stopMonitoringVisits(for manager: CLLocationManager)
     func startMonitoring(for region: CLRegion, manager: CLLocationManager)
     func stopMonitoring(for region: CLRegion, manager: CLLocationManager)
     func requestState(for region: CLRegion, manager: CLLocationManager)
@@ -36,6 +40,13 @@ extension CLLocationDevice {
 
     /// A device without a compass has nothing to stop.
     public func stopUpdatingHeading(for manager: CLLocationManager) {}
+}
+
+extension CLLocationDevice {
+    /// A device without visits: monitoring them delivers none.
+    public func startMonitoringVisits(for manager: CLLocationManager) {}
+    /// A device without visits: nothing to stop.
+    public func stopMonitoringVisits(for manager: CLLocationManager) {}
 }
 
 /// Where managers find the device.
@@ -77,5 +88,7 @@ public enum CLDeviceEvent {
     case didStartMonitoring(CLRegion)
     case paused
     case resumed
+    /// A visit's arrival or departure (`locationManager(_:didVisit:)`).
+    case visit(CLVisit)
 }
 #endif

@@ -22,6 +22,8 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
     func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
     func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager)
+    /// A visit's arrival (`departureDate` is `Date.distantFuture`) or departure.
+    func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit)
 }
 
 extension CLLocationManagerDelegate {
@@ -40,6 +42,8 @@ extension CLLocationManagerDelegate {
     public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
     public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
+    /// Does nothing: a delegate that does not implement it ignores visits.
+    public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {}
 }
 
 /// CoreLocation's manager, with Apple's defaults (best accuracy, no distance
@@ -84,6 +88,8 @@ open class CLLocationManager: NSObject {
     public private(set) var isUpdatingLocation = false
     /// Whether significant-change monitoring is on (not a CoreLocation property; for tests and the device).
     public private(set) var isMonitoringSignificantLocationChanges = false
+    /// Whether visit monitoring is on (not a CoreLocation property; for tests and the device).
+    public private(set) var isMonitoringVisits = false
 
     /// Not isolated, so that a manager can be made anywhere (a stored
     /// property's default value in any class), as on iOS.
@@ -155,6 +161,22 @@ open class CLLocationManager: NSObject {
         CLDevice.current?.stopMonitoringSignificantLocationChanges(for: self)
     }
 
+    /// Visits, a service of its own: `locationManager(_:didVisit:)` when the
+    /// device has stayed in one place (an arrival) and when it leaves (a
+    /// departure), whatever `distanceFilter` and `desiredAccuracy` say. It
+    /// runs beside updates and significant changes.
+    open func startMonitoringVisits() {
+        isMonitoringVisits = true
+        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        device.startMonitoringVisits(for: self)
+    }
+
+    /// Stops visit deliveries; updates and significant changes go on.
+    open func stopMonitoringVisits() {
+        isMonitoringVisits = false
+        CLDevice.current?.stopMonitoringVisits(for: self)
+    }
+
     open func startMonitoring(for region: CLRegion) {
         monitoredRegions.remove(region)
         monitoredRegions.insert(region)
@@ -187,6 +209,7 @@ open class CLLocationManager: NSObject {
             if error.code == .denied {
                 isUpdatingLocation = false
                 isMonitoringSignificantLocationChanges = false
+                isMonitoringVisits = false
             }
             delegate?.locationManager(self, didFailWithError: error)
         case .authorizationChanged(let status):
@@ -206,6 +229,8 @@ open class CLLocationManager: NSObject {
             delegate?.locationManagerDidPauseLocationUpdates(self)
         case .resumed:
             delegate?.locationManagerDidResumeLocationUpdates(self)
+        case .visit(let visit):
+            delegate?.locationManager(self, didVisit: visit)
         }
     }
 }

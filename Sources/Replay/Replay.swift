@@ -26,6 +26,8 @@ public struct ReplayConfiguration: Sendable {
     public var select: String?
     /// Pins of one group drawn as clusters (the group is the clustering identifier); nil draws every pin.
     public var clustering: ClusterSettings?
+    /// Visits detected in the delivered fixes by these thresholds (`VisitDetector`); nil detects none.
+    public var visits: VisitSettings?
 
     public init() {}
 }
@@ -84,6 +86,7 @@ public struct Replay {
     private var pending: [ReplayEvent] = []
     private var pendingIndex = 0
     private var finished = false
+    private var visits: VisitDetector?
 
     public init(trace: Trace, places placeSet: PlaceSet, configuration: ReplayConfiguration = ReplayConfiguration(),
                 about: String? = nil) throws(ReplaySetupError) {
@@ -115,6 +118,7 @@ public struct Replay {
                                             clusteringIdentifier: configuration.clustering == nil ? nil : $0.group) })
         if let clustering = configuration.clustering, case .failure(let error) = map.setClustering(clustering) { throw .clustering(error.description) }
         golden = GoldenTimeline(about: about ?? "replay, groups \(groups.joined(separator: ", "))")
+        visits = configuration.visits.map { VisitDetector(settings: $0) }
     }
 
     /// A place id exactly, else a name exactly among `places`; no match or several is an error listing the candidates.
@@ -224,6 +228,9 @@ public struct Replay {
                 lastMap = snapshot
             }
             if measuring { timings?.lap(&t0, .map) }
+            if visits != nil, let reported = visits?.add(l) {
+                for visit in reported { pending.append(.visit(visit, t: t)) }
+            }
         case .filtered(let l, let reason, let distance):
             pending.append(.filtered(l, reason: reason, distance: distance, t: t))
         case .regionState(let id, let inside, _):

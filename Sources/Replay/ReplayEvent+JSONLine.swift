@@ -117,7 +117,7 @@ extension ReplayEvent {
                 out.byte(UInt8(ascii: "]"))
             }
             out.byte(UInt8(ascii: "}"))
-        case .region, .pause, .resume, .error, .summary:
+        case .region, .pause, .resume, .error, .visit, .summary:
             // Rare events: through the JSON value.
             out.value(json)
         }

@@ -53,13 +53,16 @@ public enum ReplayEvent: Equatable, Sendable {
     case pause(t: Double)
     case resume(t: Double)
     case error(LocationError, t: Double)
+    /// With ``ReplayConfiguration/visits``: a visit's arrival (no departure
+    /// yet) or its departure, after the fix that shows it (docs/Visits.md).
+    case visit(Visit, t: Double)
     case summary(ReplaySummary)
 
     /// Seconds since the replay began; nil for the summary.
     public var t: Double? {
         switch self {
         case .location(_, let t), .filtered(_, _, _, let t), .ranking(_, _, let t), .map(_, let t), .region(_, _, _, let t),
-             .pause(let t), .resume(let t), .error(_, let t):
+             .pause(let t), .resume(let t), .error(_, let t), .visit(_, let t):
             return t
         case .summary:
             return nil
@@ -122,6 +125,11 @@ extension ReplayEvent {
             if let file = e.file { fields.append(("file", .string(file))) }
             if let line = e.line { fields.append(("line", .int(line))) }
             return .object(fields)
+        case .visit(let v, let t):
+            return .object([("type", .string("visit")), ("t", Self.rounded(t)), ("lat", .number(v.coordinate.latitude)),
+                            ("lon", .number(v.coordinate.longitude)), ("arrival", .string(ISO8601Time.format(v.arrival))),
+                            ("departure", v.departure.map { .string(ISO8601Time.format($0)) } ?? .null),
+                            ("horizontalAccuracy", .number(v.horizontalAccuracy))])
         case .summary(let s):
             return .object([("type", .string("summary")), ("read", .int(s.read)),
                             ("rejected", .object(s.rejected.keys.sorted().map { ($0, .int(s.rejected[$0] ?? 0)) })),

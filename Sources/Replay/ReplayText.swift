@@ -33,6 +33,8 @@ public struct ReplayText: Sendable {
     private var previousOrder: [String: [String]] = [:]
     private var screen: [String: [String]] = [:]
     private var lastLocation: Location?
+    /// The last visit line, kept on a redrawn screen above the progress line.
+    private var visitLine: String?
 
     /// Text for a replay of `groups`; `realtime` when `t` is the wall clock's,
     /// `redraw` to redraw a terminal's screen in place.
@@ -66,6 +68,11 @@ public struct ReplayText: Sendable {
             return Output()
         case .region, .pause, .resume:
             return Output(standardOutput: redraw ? nil : Self.line(event, clock: ElapsedTime.clock(shown(event.t ?? 0))))
+        case .visit(_, let t):
+            let line = Self.line(event, clock: ElapsedTime.clock(shown(t)))
+            guard redraw else { return Output(standardOutput: line) }
+            visitLine = line
+            return Output(standardOutput: screenText())
         case .error(_, let t):
             return Output(standardError: Self.line(event, clock: ElapsedTime.clock(shown(t))))
         case .summary(let s):
@@ -87,6 +94,7 @@ public struct ReplayText: Sendable {
         guard redraw, let l = lastLocation else { return nil }
         var text = "\u{1B}[H\u{1B}[2J"
         for group in screen.keys.sorted() { text += (screen[group] ?? []).joined(separator: "\n") + "\n" }
+        if let visitLine { text += "\n" + visitLine + "\n" }
         text += "\n\(ElapsedTime.clock(l.timestamp - startTime)) of \(ElapsedTime.clock(duration))  \(delivered) fixes delivered"
         return text
     }
@@ -125,7 +133,7 @@ public struct ReplayText: Sendable {
         return lines
     }
 
-    /// The line of a region, pause or resume event (nil for the others), after `clock`.
+    /// The line of a region, pause, resume, visit or error event (nil for the others), after `clock`.
     public static func line(_ event: ReplayEvent, clock: String) -> String? {
         switch event {
         case .region(let id, let entered, let initial, _):
@@ -136,6 +144,10 @@ public struct ReplayText: Sendable {
             "\(clock)  updates resumed"
         case .error(let e, _):
             "\(clock)  \(e.code.rawValue): \(e.message)"
+        case .visit(let v, _):
+            "\(clock)  visit \(v.departure == nil ? "arrived" : "departed") "
+                + String(format: "%.5f, %.5f (±%.0f m), ", v.coordinate.latitude, v.coordinate.longitude, v.horizontalAccuracy)
+                + "since \(ISO8601Time.format(v.arrival))" + (v.departure.map { ", left \(ISO8601Time.format($0))" } ?? "")
         default:
             nil
         }

@@ -311,7 +311,7 @@ public final class LiveServer: Sendable {
                                          ("w", .number(rounded(corners[1].x - corners[0].x))), ("h", .number(rounded(corners[1].y - corners[0].y)))]))
         case .summary:
             pageEvent("end", .object([("type", .string("end"))]))
-        case .filtered, .region, .error, .pause, .resume:
+        case .filtered, .region, .error, .pause, .resume, .visit:
             break
         }
     }

@@ -28,6 +28,8 @@ import Traces
 /// Heading updates are another: a compass reading at each of the device's fixes
 /// whose course is known, from the walk's course and the World Magnetic
 /// Model's declination there (``startUpdatingHeading(for:)``, docs/Heading.md).
+/// Visit monitoring detects stays in the device's own fixes by
+/// ``visitSettings`` (docs/Visits.md).
 @MainActor
 public final class SimulatedDevice: CLLocationDevice {
     /// Metres the device must have moved from the last significant-change
@@ -48,6 +50,9 @@ public final class SimulatedDevice: CLLocationDevice {
     public private(set) var authorizationStatus: CLAuthorizationStatus
     /// What the user answers when the app asks for permission.
     public var authorizationAnswer: CLAuthorizationStatus
+    /// The stay-point thresholds of visit monitoring (100 m, 5 minutes, gaps
+    /// of 15 minutes); a change applies to visit monitoring started after it.
+    public var visitSettings = VisitSettings()
     /// The walk's first and last fix, seconds since 1970.
     public let startTime: Double
     public let endTime: Double
@@ -63,7 +68,7 @@ public final class SimulatedDevice: CLLocationDevice {
     private var feeds: [Feed] = []
     private var nextFeedOrder = 0
     private var known: [WeakManager] = []
-    /// Updates and significant-change monitoring started before the prompt was answered.
+    /// Updates, significant-change and visit monitoring started before the prompt was answered.
     private var waiting: [(manager: WeakManager, kind: Feed.Kind)] = []
     private var queued: [(manager: WeakManager, event: CLDeviceEvent)] = []
     private var announced: [ObjectIdentifier: Set<String>] = [:]
@@ -158,6 +163,7 @@ public final class SimulatedDevice: CLLocationDevice {
             guard let manager = entry.manager else { continue }
             if kind == .updates, manager.isUpdatingLocation { startUpdatingLocation(for: manager) }
             if kind == .significant, manager.isMonitoringSignificantLocationChanges { startMonitoringSignificantLocationChanges(for: manager) }
+            if kind == .visits, manager.isMonitoringVisits { startMonitoringVisits(for: manager) }
         }
     }
 
@@ -181,15 +187,36 @@ public final class SimulatedDevice: CLLocationDevice {
     /// `desiredAccuracy` do not touch it. Started again while it runs, nothing
     /// changes (iOS sends no new first fix).
     public func startMonitoringSignificantLocationChanges(for manager: CLLocationManager) {
-        remember(manager)
-        let running = feeds.contains { $0.manager === manager && $0.kind == .significant }
-        guard !running, !waiting.contains(where: { $0.manager.manager === manager && $0.kind == .significant }) else { return }
-        start(.significant, for: manager)
+        startService(.significant, for: manager)
     }
 
     public func stopMonitoringSignificantLocationChanges(for manager: CLLocationManager) {
-        feeds.removeAll { $0.manager === manager && $0.kind == .significant }
-        waiting.removeAll { $0.manager.manager === manager && $0.kind == .significant }
+        stopService(.significant, for: manager)
+    }
+
+    /// Visits are a service of their own, on every fix the device makes (no
+    /// distance filter, best accuracy) from now on; started again while it
+    /// runs, nothing changes.
+    public func startMonitoringVisits(for manager: CLLocationManager) {
+        startService(.visits, for: manager)
+    }
+
+    /// Stops the manager's visits: a stay it has announced gets no departure.
+    public func stopMonitoringVisits(for manager: CLLocationManager) {
+        stopService(.visits, for: manager)
+    }
+
+    /// Starts a service that runs beside updates, unless it runs or waits for the prompt already.
+    private func startService(_ kind: Feed.Kind, for manager: CLLocationManager) {
+        remember(manager)
+        let running = feeds.contains { $0.manager === manager && $0.kind == kind }
+        guard !running, !waiting.contains(where: { $0.manager.manager === manager && $0.kind == kind }) else { return }
+        start(kind, for: manager)
+    }
+
+    private func stopService(_ kind: Feed.Kind, for manager: CLLocationManager) {
+        feeds.removeAll { $0.manager === manager && $0.kind == kind }
+        waiting.removeAll { $0.manager.manager === manager && $0.kind == kind }
     }
 
     /// Heading updates for a manager, from now, whatever the authorization (a
@@ -342,16 +369,18 @@ public final class SimulatedDevice: CLLocationDevice {
     }
 
     /// A manager's feed: its own settings for updates and one-shot requests;
-    /// significant changes take every fix at the device's best and filter them
-    /// themselves (``Feed/significantChange(_:)``).
+    /// significant changes and visits take every fix at the device's best and
+    /// filter them themselves (``Feed/significantChange(_:)``, `VisitDetector`).
     private func addFeed(_ kind: Feed.Kind, for manager: CLLocationManager) {
         var settings = LocationSettings()
-        settings.desiredAccuracy = kind == .significant ? kCLLocationAccuracyBest : manager.desiredAccuracy
+        let ownService = kind == .significant || kind == .visits
+        settings.desiredAccuracy = ownService ? kCLLocationAccuracyBest : manager.desiredAccuracy
         settings.distanceFilter = kind == .updates ? manager.distanceFilter : kCLDistanceFilterNone
         settings.pausesLocationUpdatesAutomatically = kind == .updates && manager.pausesLocationUpdatesAutomatically
         let feed = Feed(kind: kind, manager: manager, continuation: nil, simulator: makeSimulator(settings), order: takeOrder())
         feed.desiredAccuracy = manager.desiredAccuracy
         feed.startedAt = now
+        if kind == .visits { feed.visits = VisitDetector(settings: visitSettings) }
         feeds.append(feed)
     }
 
@@ -475,6 +504,9 @@ public final class SimulatedDevice: CLLocationDevice {
         case .significant:
             guard let manager = feed.manager, case .location(let l) = event, feed.significantChange(l) else { return }
             manager.receive(.locations([CLLocation(l)]))
+        case .visits:
+            guard let manager = feed.manager, case .location(let l) = event, let reported = feed.visits?.add(l) else { return }
+            for visit in reported { manager.receive(.visit(CLVisit(visit))) }
         case .monitoring:
             guard let manager = feed.manager else { return }
             let key = ObjectIdentifier(manager)
@@ -560,7 +592,7 @@ public final class SimulatedDevice: CLLocationDevice {
 @MainActor
 final class Feed {
     enum Kind {
-        case updates, oneShot, significant, monitoring, live, heading
+        case updates, oneShot, significant, visits, monitoring, live, heading
         /// A `CLMonitor`'s conditions.
         case conditions
     }
@@ -583,6 +615,8 @@ final class Feed {
     var lastHeading: Double?
     /// Whether a heading feed has reported `headingFailure`.
     var headingFailed = false
+    /// A visits feed's stay-point detector.
+    var visits: VisitDetector?
     var isFinished = false
 
     init(kind: Kind, manager: CLLocationManager?, continuation: AsyncStream<CLLocationUpdate>.Continuation?, simulator: LocationSimulator?, order: Int) {
@@ -648,6 +682,15 @@ extension CLLocation {
                   altitude: l.altitude, horizontalAccuracy: l.horizontalAccuracy, verticalAccuracy: l.verticalAccuracy,
                   course: l.course, courseAccuracy: l.courseAccuracy, speed: l.speed, speedAccuracy: l.speedAccuracy,
                   timestamp: Date(timeIntervalSince1970: l.timestamp))
+    }
+}
+
+extension CLVisit {
+    /// A detected visit as CoreLocation delivers it: `Date.distantFuture` for no departure yet.
+    convenience init(_ v: Visit) {
+        self.init(coordinate: CLLocationCoordinate2D(latitude: v.coordinate.latitude, longitude: v.coordinate.longitude),
+                  horizontalAccuracy: v.horizontalAccuracy, arrivalDate: Date(timeIntervalSince1970: v.arrival),
+                  departureDate: v.departure.map { Date(timeIntervalSince1970: $0) } ?? .distantFuture)
     }
 }
 

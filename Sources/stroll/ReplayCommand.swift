@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocationSimulation
 import Proximity
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -23,6 +24,7 @@ struct ReplayCommand: AsyncParsableCommand {
           stroll replay --realtime --speed 60
           stroll replay traces/pier-head-to-guild.gpx --record golden.json
           stroll replay traces/pier-head-to-guild.gpx --verify golden.json
+          stroll replay traces/bold-street-long-stop.gpx --visits --distance-filter none
         """
     )
 
@@ -64,16 +66,34 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Check the order changes against a golden timeline; exit 1 at the first difference.", valueName: "FILE"))
     var verify: String?
 
+    @Flag(help: "Detect visits in the delivered fixes (a stay within --visit-radius for --visit-minutes): visit events at arrival and departure.")
+    var visits = false
+
+    @Option(name: .customLong("visit-radius"), help: ArgumentHelp("With --visits: the fixes of a stay are within this many metres of its first.", valueName: "METRES"))
+    var visitRadius: Double = 100
+
+    @Option(name: .customLong("visit-minutes"), help: ArgumentHelp("With --visits: a stay lasts at least this many minutes.", valueName: "MIN"))
+    var visitMinutes: Double = 5
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
         guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, not \(format)") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        guard visitRadius > 0, visitRadius.isFinite else { throw ValidationError("--visit-radius must be more than 0 metres") }
+        guard visitMinutes > 0, visitMinutes.isFinite else { throw ValidationError("--visit-minutes must be more than 0") }
     }
 
     func run() async throws {
         var session = try ReplaySession(command: self)
         try await session.run()
+    }
+}
+
+extension ReplayCommand {
+    /// The visit thresholds of --visits, --visit-radius and --visit-minutes; nil without --visits.
+    var visitSettings: VisitSettings? {
+        visits ? VisitSettings(radius: visitRadius, minimumDuration: visitMinutes * 60) : nil
     }
 }
 

@@ -41,7 +41,8 @@ struct ReplaySession {
     }
 
     mutating func run() async throws {
-        let configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, environments: inputs.environments, sortMode: sortMode, select: selectID)
+        var configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, environments: inputs.environments, sortMode: sortMode, select: selectID)
+        configuration.visits = command.visitSettings
         var replay: Replay
         do {
             replay = try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,

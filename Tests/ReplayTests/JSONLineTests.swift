@@ -26,10 +26,13 @@ struct JSONLineTests {
         noisy.within = 700
         noisy.sortMode = .name
         noisy.settings.pausesLocationUpdatesAutomatically = true
-        return [("plain", plain), ("clustered", clustered), ("noisy, regions, within, by name", noisy)]
+        var visiting = plain
+        visiting.settings.distanceFilter = distanceFilterNone
+        visiting.visits = VisitSettings()
+        return [("plain", plain), ("clustered", clustered), ("noisy, regions, within, by name", noisy), ("visits, every fix", visiting)]
     }
 
-    @Test("every event of three walks in three configurations: plain, clustered, and noisy with regions, pauses, a radius and name order")
+    @Test("every event of three walks in four configurations: plain, clustered, noisy with regions, pauses, a radius and name order, and visits")
     func sameBytes() throws {
         var places = try PlaceSet.load(fixture("CityCycleRideLocations.plist"))
         places.merge(try PlaceSet.load(fixture("lecture-theatres.json")))
@@ -50,7 +53,7 @@ struct JSONLineTests {
                 }
             }
         }
-        #expect(kinds.isSuperset(of: ["location", "filtered", "ranking", "map", "region", "summary"]), "\(kinds.sorted())")
+        #expect(kinds.isSuperset(of: ["location", "filtered", "ranking", "map", "region", "visit", "summary"]), "\(kinds.sorted())")
         #expect(lines > 3000)
     }
 

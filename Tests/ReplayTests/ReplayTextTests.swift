@@ -1,4 +1,5 @@
 import Foundation
+import LocationSimulation
 import Proximity
 import Replay
 import Testing
@@ -57,5 +58,30 @@ struct ReplayTextTests {
         #expect(screens.count == fixes)
         #expect(screens.allSatisfy { $0.hasPrefix("\u{1B}[H\u{1B}[2J") && $0.contains("liverpool") && $0.contains("lecture-theatres") })
         #expect(screens.last?.hasSuffix("\(fixes) fixes delivered") == true)
+    }
+
+    @Test("visits: a line at the arrival and one at the departure; redrawn, the screen keeps the last visit line above the progress")
+    func visits() throws {
+        var configuration = ReplayConfiguration()
+        configuration.groups = ["liverpool"]
+        configuration.settings.distanceFilter = distanceFilterNone
+        configuration.visits = VisitSettings()
+        let places = try PlaceSet.load(fixture("CityCycleRideLocations.plist"))
+        let trace = try TraceReader.read(path("traces/bold-street-long-stop.gpx"))
+        for redraw in [false, true] {
+            var replay = try Replay(trace: trace, places: places, configuration: configuration)
+            var text = ReplayText(groups: ["liverpool"], realtime: redraw, redraw: redraw)
+            text.startTime = replay.startTime
+            var shown: [String] = []
+            while let event = replay.next() {
+                guard case .visit = event, let out = text.render(event).standardOutput else { _ = text.render(event); continue }
+                shown.append(out)
+            }
+            try #require(shown.count == 2)
+            #expect(shown[0].contains("visit arrived 53.4") && !shown[0].contains("left"))
+            #expect(shown[1].contains("visit departed 53.4") && shown[1].contains(", left 2024-05-01T"))
+            #expect(shown.allSatisfy { $0.contains("since 2024-05-01T") && $0.contains(" m), ") })
+            if redraw { #expect(shown.allSatisfy { $0.hasPrefix("\u{1B}[H\u{1B}[2J") && $0.contains("fixes delivered") }) }
+        }
     }
 }

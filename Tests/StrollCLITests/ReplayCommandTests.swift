@@ -45,6 +45,26 @@ struct ReplayCommandTests {
         #expect(centre["lat"] == first?["lat"] as? Double && centre["lon"] == first?["lon"] as? Double, "the first map event centres on the first fix")
     }
 
+    @Test("--visits: an arrival (departure null) then a departure after the fixes that show them; the same lines without it, but for the visits")
+    func visits() async throws {
+        let stop = packageRoot.appendingPathComponent("traces/bold-street-long-stop.gpx").path
+        let base = ["replay", stop, "--places", plist, "--group", "liverpool", "--format", "jsonl", "--distance-filter", "none"]
+        let plain = try await StrollBinary.run(base)
+        let run = try await StrollBinary.run(base + ["--visits", "--visit-radius", "100", "--visit-minutes", "5"])
+        #expect(run.status == 0 && plain.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.filter { !$0.hasPrefix("{\"type\":\"visit\"") } == plain.stdout.split(separator: "\n"))
+        let visits = try jsonLines(run.stdout).filter { $0["type"] as? String == "visit" }
+        try #require(visits.count == 2)
+        for v in visits { #expect(Set(v.keys) == ["type", "t", "lat", "lon", "arrival", "departure", "horizontalAccuracy"]) }
+        #expect(visits[0]["departure"] is NSNull && visits[1]["departure"] as? String == "2024-05-01T15:17:54Z")
+        #expect(visits[0]["arrival"] as? String == visits[1]["arrival"] as? String)
+        let table = try await StrollBinary.run(["replay", stop, "--group", "liverpool", "--visits", "--distance-filter", "none"])
+        #expect(table.stdout.contains("visit arrived 53.4") && table.stdout.contains("visit departed 53.4"))
+        let bad = try await StrollBinary.run(["replay", stop, "--visits", "--visit-radius", "0"])
+        #expect(bad.status == 64 && bad.stderr.contains("--visit-radius"))
+    }
+
     @Test("with --realtime the table shows the walk's time, as without it, not the wall clock's")
     func realtimeShowsWalkTime() async throws {
         func headers(_ extra: [String]) async throws -> [String] {
