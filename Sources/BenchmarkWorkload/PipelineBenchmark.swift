@@ -126,6 +126,20 @@ public enum PipelineBenchmark {
             throw BenchmarkWorkload.WalkError(description: error.description, unreadable: error.kind == .unreadable)
         }
         do {
+            // The stepper plays the walk in loops until the next delivered fix:
+            // a walk that delivers fewer than two fixes would never give one.
+            var probe = try Replay(trace: walk, places: set, configuration: {
+                var c = PipelineStepper.configuration(groups: groups)
+                c.replay.loops = 1
+                return c
+            }())
+            var delivered = 0
+            while delivered < 2, let event = probe.next() {
+                if case .location = event { delivered += 1 }
+            }
+            guard delivered >= 2 else {
+                throw BenchmarkWorkload.WalkError(description: "\(tracePath): the walk delivers fewer than two fixes", unreadable: false)
+            }
             let result = try run(walk: walk, places: set, groups: groups, progress: progress)
             if let lines {
                 let text = try Self.lines(walk: walk, places: set, groups: groups)

@@ -20,6 +20,20 @@ struct BenchCommandTests {
         #expect((out["checksum"] as? Double ?? 0) > 1000 * 200)
     }
 
+    @Test("pipeline: a walk that delivers one fix, or none, is an error naming the file, exit 65, not a benchmark of nothing; --dump-lines writes the lines the updates encode")
+    func pipelineWalks() async throws {
+        for rows in ["", "2024-05-01T08:40:00Z,53.4,-2.97\n"] {
+            let walk = try temporaryFile("time,latitude,longitude\n" + rows, suffix: ".csv")
+            let run = try await StrollBinary.run(["bench", "--variant", "pipeline", "--trace", walk])
+            #expect(run.status == 65 && run.stderr.contains(walk) && run.stderr.contains("fewer than two fixes"), "\(run.status) \(run.stderr)")
+        }
+        let lines = try temporaryFile("", suffix: ".jsonl")
+        let run = try await StrollBinary.run(["bench", "--variant", "pipeline", "--dump-lines", lines])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOfFile: lines, encoding: .utf8)
+        #expect(text.hasPrefix("{\"type\":\"location\"") && text.components(separatedBy: "{\"type\":\"ranking\"").count > 40)
+    }
+
     @Test("--threads is reported, and used only where the work is split (full order from 100 000 places)")
     func threads() async throws {
         #expect(try await json(["--variant", "topk", "--places", "500", "--threads", "2"])["threads"] as? Int == 1)

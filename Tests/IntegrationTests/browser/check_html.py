@@ -54,6 +54,7 @@ def check(driver, page, shot=None):
 def wrong_pages(page, folder):
     """Two wrong copies of the report: (path, the failures it must give)."""
     html = open(page, encoding="utf-8").read()
+    folder = os.path.abspath(folder)   # opened as file:// URLs
     throwing = os.path.join(folder, "wrong-throws.html")
     at = html.index("<script>")
     with open(throwing, "w", encoding="utf-8") as f:
