@@ -36,15 +36,16 @@ final class ObservationLog {
 }
 
 /// Counts each change of `model.location`, observing again after each (an
-/// observation fires once).
+/// observation fires once). The model is held weakly by what observes it:
+/// the registration it keeps must not keep it alive.
 @MainActor
 func track(_ model: ObservedWalk, _ log: ObservationLog) {
     withObservationTracking {
         _ = model.location
-    } onChange: {
+    } onChange: { [weak model] in
         Task { @MainActor in
             log.changes += 1
-            track(model, log)
+            if let model { track(model, log) }
         }
     }
 }
