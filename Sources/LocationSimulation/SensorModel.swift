@@ -255,6 +255,14 @@ struct SensorModel {
         return found ?? options.environment ?? .openSky
     }
 
+    /// `body` on the processes of `environment`, made at `origin` the first
+    /// time, in place in ``environments`` (they are too large to copy per fix).
+    @inline(__always)
+    private mutating func withProcesses<R>(_ environment: Environment, origin: Double,
+                                           _ body: (inout EnvironmentProcesses) -> R) -> R {
+        body(&environments[environment, default: EnvironmentProcesses(environment, tau: options.tau, seed: options.seed, origin: origin)])
+    }
+
     mutating func read(_ truth: TrueFix) -> Reading {
         if options.dropoutProbability > 0, generator.unit() <= options.dropoutProbability { return .dropout }
         let t = truth.time
@@ -264,18 +272,17 @@ struct SensorModel {
             acquired = (t, false)
         }
         let environment = environment(at: truth.coordinate)
-        var processes: EnvironmentProcesses?
         if let environment {
-            var p = environments[environment] ?? EnvironmentProcesses(environment, tau: options.tau, seed: options.seed, origin: t0)
-            let step = Int(max(0, (t - t0).rounded(.down)))
-            let lost = p.preset.alwaysLost || (p.outages?.isActive(atStep: step) ?? false)
-            if p.multipath != nil { _ = p.multipath?.isActive(atStep: step) }
-            environments[environment] = p
+            let lost = withProcesses(environment, origin: t0) { p in
+                let step = Int(max(0, (t - t0).rounded(.down)))
+                let lost = p.preset.alwaysLost || (p.outages?.isActive(atStep: step) ?? false)
+                if p.multipath != nil { _ = p.multipath?.isActive(atStep: step) }
+                return lost
+            }
             if lost {
                 defer { inOutage = true }
                 return .outage(environment, first: !inOutage)
             }
-            processes = p
         }
         if inOutage {
             inOutage = false
@@ -284,12 +291,12 @@ struct SensorModel {
 
         var accuracy: Double
         var environmentAccuracy = 0.0
-        if let environment, var p = processes {
-            let y = p.accuracy.value(at: t).east
-            environmentAccuracy = (p.preset.medianAccuracy * exp(p.preset.spread * y) * 10).rounded() / 10
+        if let environment {
+            environmentAccuracy = withProcesses(environment, origin: t0) { p in
+                let y = p.accuracy.value(at: t).east
+                return (p.preset.medianAccuracy * exp(p.preset.spread * y) * 10).rounded() / 10
+            }
             accuracy = environmentAccuracy
-            processes = p
-            environments[environment] = p
         } else {
             accuracy = truth.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil } ?? defaultHorizontalAccuracy(desiredAccuracy: desiredAccuracy)
         }
@@ -307,11 +314,10 @@ struct SensorModel {
             east = a * sigma
             north = b * sigma
         case .gaussMarkov:
-            if let environment, var p = processes {
-                let z = p.error.value(at: t)
+            if let environment {
+                let z = withProcesses(environment, origin: t0) { $0.error.value(at: t) }
                 east = z.east * sigma
                 north = z.north * sigma
-                environments[environment] = p
             } else if let z = process?.value(at: t) {
                 east = z.east * sigma
                 north = z.north * sigma
@@ -320,10 +326,13 @@ struct SensorModel {
             break
         }
         var multipath = false
-        if options.noise != .none, let p = processes, let chain = p.multipath, chain.active {
+        if options.noise != .none, let environment,
+           case let (offset, direction)? = withProcesses(environment, origin: t0, { p in
+               p.multipath.flatMap { $0.active ? (p.preset.multipathOffset, $0.direction) : nil }
+           }) {
             multipath = true
-            east += p.preset.multipathOffset * environmentAccuracy * sin(chain.direction)
-            north += p.preset.multipathOffset * environmentAccuracy * cos(chain.direction)
+            east += offset * environmentAccuracy * sin(direction)
+            north += offset * environmentAccuracy * cos(direction)
         }
         if options.outlierProbability > 0, generator.unit() <= options.outlierProbability {
             let direction = 2 * Double.pi * generator.unit()

@@ -145,8 +145,10 @@ struct Timeline {
         private let geodesic: Geodesic
         private var loop = 0
         private var index = 0
-        /// The leg from `index` to `index + 1`, when interpolating along it.
-        private var leg: GeodesicLine?
+        /// The leg from `index` to `index + 1`, when `interpolating` along it
+        /// (not an optional: the line is read in place, being too large to copy per fix).
+        private var leg: GeodesicLine
+        private var interpolating = false
         private var legDistance = 0.0
         private var legDuration = 0.0
         /// Course and speed on arrival at the next recorded fix (-1: unknown, a segment's first fix).
@@ -161,6 +163,7 @@ struct Timeline {
             self.timeline = timeline
             self.geodesic = geodesic
             seekTime = timeline.startTime + max(0, timeline.options.seek)
+            leg = GeodesicLine(geodesic, start: Coordinate(computedLatitude: 0, longitude: 0), azimuth: 0)
         }
 
         mutating func next() -> TrueFix? {
@@ -178,7 +181,7 @@ struct Timeline {
                     loop += 1
                     index = 0
                     emittedRecorded = false
-                    leg = nil
+                    interpolating = false
                     arrivalCourse = -1
                     arrivalSpeed = -1
                     arrivalLeg = nil
@@ -195,13 +198,13 @@ struct Timeline {
                     if let c = p.course, c >= 0 { fix.course = c }
                     return fix
                 }
-                if let line = leg {
+                if interpolating {
                     step += 1
                     let dt = Double(step) / timeline.options.rate
                     if dt < legDuration - 1e-9 {
                         let q = points[index + 1]
                         let fraction = dt / legDuration
-                        let position = line.position(at: legDistance * fraction)
+                        let position = leg.position(at: legDistance * fraction)
                         func mix(_ a: Double?, _ b: Double?) -> Double? {
                             guard let a, let b else { return nil }
                             return a + (b - a) * fraction
@@ -216,7 +219,7 @@ struct Timeline {
                 }
                 index += 1
                 emittedRecorded = false
-                leg = nil
+                interpolating = false
             }
             return nil
         }
@@ -224,7 +227,7 @@ struct Timeline {
         /// Measures the leg from `index` to the next point of the same segment:
         /// the course and speed on arriving there, and the line to interpolate along.
         private mutating func prepareLeg() {
-            leg = nil
+            interpolating = false
             step = 0
             arrivalCourse = -1
             arrivalSpeed = -1
@@ -242,6 +245,7 @@ struct Timeline {
             legDistance = inverse.distance
             legDuration = duration
             leg = GeodesicLine(geodesic, start: p.coordinate, azimuth: inverse.azimuth1)
+            interpolating = true
         }
 
         /// Azimuth in [0, 360), as CoreLocation reports course.
