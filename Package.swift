@@ -62,6 +62,7 @@ let package = Package(
         .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
         .library(name: "PlacesPostGIS", targets: ["PlacesPostGIS"]),
         .library(name: "PlaceSources", targets: ["PlaceSources"]),
+        .library(name: "Streets", targets: ["Streets"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -125,6 +126,8 @@ let package = Package(
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
         .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
+        // The walking network from OpenStreetMap and shortest routes on it.
+        .target(name: "Streets", dependencies: ["Geodesy", "PlacesOSM", "Traces"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
@@ -144,7 +147,7 @@ let package = Package(
                 "Geodesy", "Traces", "LocationSimulation", "Places", "Proximity", "Map", "Replay", "PlacesOSM", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
+                "Serve", "Batches", "BenchmarkWorkload", "RunFiles", "Streets",
             ],
             swiftSettings: strict
         ),
@@ -152,6 +155,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
+        .testTarget(name: "StreetsTests", dependencies: ["TestSupport", "Streets", "Geodesy", "Traces"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "GEOSTests", dependencies: ["TestSupport", "GEOS", "Geodesy"], swiftSettings: strict),

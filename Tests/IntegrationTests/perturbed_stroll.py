@@ -24,6 +24,9 @@ runs `STROLL ARGS...` and changes its result by MODE:
   GeoPackage's first feature table moved 1e-7 degrees north (11 mm), in the
   point's WKB (the envelope in the header is left as it was).
 
+- `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
+- `route-drop-node` (`route --json`): the middle node of `nodes` removed.
+
 Stroll's exit code, and its output otherwise, are kept.
 
 The checks import `must_fail` from here: it runs a check against each
@@ -142,8 +145,26 @@ def move_gpkg_point(stroll, args):
     return 0
 
 
+def route(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or "--json" not in args:
+        sys.stdout.write(r.stdout)
+        return r.returncode
+    answer = json.loads(r.stdout)
+    if mode == "route-longer":
+        answer["distance_m"] *= 1.002
+    elif len(answer["nodes"]) >= 3:
+        dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
+        sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
+    sys.stdout.write(json.dumps(answer) + "\n")
+    return 0
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if mode in ("route-longer", "route-drop-node"):
+        sys.exit(route(stroll, mode, args))
     if mode in ("swap-rows", "drop-row", "rename-row"):
         sys.exit(ranking(stroll, mode, args))
     if mode == "move-gpkg-point":
