@@ -7,7 +7,7 @@ import Geodesy
 /// use more than once) or where one ends; an edge is the stretch of one way
 /// between two vertices, with every node of the way on it kept as its
 /// geometry. An edge's length is the sum of the WGS84 geodesic lengths of its
-/// segments (Karney's method, ``Geodesic``), so the network's lengths are
+/// segments (Karney's method, `Geodesic`), so the network's lengths are
 /// exact to Karney's precision, a few nanometres a segment. Ways are walked
 /// both ways: pedestrians are not bound by `oneway`.
 ///
@@ -41,7 +41,7 @@ public struct StreetNetwork: Sendable {
     let nodeIDs: [Int64]
     let coordinates: [Coordinate]
     let ecef: [SIMD3<Double>]
-    /// The points in the network's plane (``LocalProjection`` about its middle), for the snapping grid.
+    /// The points in the network's plane (`LocalProjection` about its middle), for the snapping grid.
     let planar: [SIMD2<Double>]
     let projection: LocalProjection
 
