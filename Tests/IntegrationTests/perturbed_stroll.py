@@ -26,6 +26,8 @@ runs `STROLL ARGS...` and changes its result by MODE:
 
 - `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
 - `route-drop-node` (`route --json`): the middle node of `nodes` removed.
+- `replay-off-route` (`replay --format jsonl`): the tenth location event
+  moved 2e-5 degrees north (2.2 m).
 
 Stroll's exit code, and its output otherwise, are kept.
 
@@ -161,8 +163,25 @@ def route(stroll, mode, args):
     return 0
 
 
+def off_route(stroll, args):
+    child = subprocess.Popen([stroll, *args], stdout=subprocess.PIPE, text=True)
+    seen = 0
+    for line in child.stdout:
+        if '"type":"location"' in line:
+            seen += 1
+            if seen == 10:
+                e = json.loads(line)
+                e["lat"] += 2e-5
+                line = json.dumps(e, separators=(",", ":")) + "\n"
+                sys.stderr.write(f"perturbed_stroll: moved the location at t={e['t']} 2e-5 degrees north\n")
+        sys.stdout.write(line)
+    return child.wait()
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if mode == "replay-off-route":
+        sys.exit(off_route(stroll, args))
     if mode in ("route-longer", "route-drop-node"):
         sys.exit(route(stroll, mode, args))
     if mode in ("swap-rows", "drop-row", "rename-row"):

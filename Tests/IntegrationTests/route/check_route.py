@@ -21,9 +21,16 @@ path. N random pairs of nodes (seed S) are then asked of `stroll route A B
 Nodes that share their location with another walkable node are not asked
 for: a point there is on two nodes, and either is right.
 
+Then three of the routes are replayed with `stroll replay --route A B --osm
+FILE --format jsonl --distance-filter none` beside the extract's cafes: every
+location event must lie within 1 m of a walkable segment (the fixes are
+interpolated along the route, so they stay on the network), move at the
+walking speed (1.4 m/s), and the cafes must be ranked along the way.
+
 --selftest runs the check on the first pairs against a stroll whose
-`distance_m` is 0.2 % long and one that drops a node from `nodes`, and passes
-only when each fails, naming what differed.
+`distance_m` is 0.2 % long, one that drops a node from `nodes` and one that
+moves a replayed fix 2.2 m north, and passes only when each fails, naming
+what differed.
 """
 import argparse
 import concurrent.futures
@@ -36,6 +43,7 @@ import tempfile
 import time
 
 import networkx as nx
+import numpy as np
 import osmium
 from geographiclib.geodesic import Geodesic
 
@@ -155,6 +163,46 @@ def check(stroll, path, graph, where, chosen, label="check_route"):
           f"{unreachable} without a walkable path in either; stroll answered in {time.monotonic() - began:.1f} s")
 
 
+def segments(graph, where):
+    """Every segment's ends, in metres east and north of Monaco (equirectangular: 0.3 % is enough for a 1 m test)."""
+    ends = np.array([[*where[a], *where[b]] for a, b in graph.edges])
+    return ends
+
+
+def planar(lat, lon):
+    radius = 6371008.8
+    return np.radians(lon - 7.42) * radius * np.cos(np.radians(43.73)), np.radians(lat - 43.73) * radius
+
+
+def walk(stroll, path, ends, where, pair, label="check_route"):
+    (a, b) = pair
+    point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
+    r = subprocess.run([stroll, "replay", "--route", point(a), point(b), "--osm", path, "--format", "jsonl", "--distance-filter", "none",
+                        "--places", path, "--osm-filter", "amenity=cafe"], capture_output=True, text=True)
+    what = f"replay --route from node {a} to node {b}"
+    assert r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr[:300]}"
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    fixes = [e for e in events if e["type"] == "location"]
+    assert fixes, f"{what}: no location events"
+    ax, ay = planar(ends[:, 0], ends[:, 1])
+    bx, by = planar(ends[:, 2], ends[:, 3])
+    dx, dy = bx - ax, by - ay
+    squared = np.maximum(dx * dx + dy * dy, 1e-12)
+    worst = 0.0
+    for f in fixes:
+        px, py = planar(f["lat"], f["lon"])
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / squared, 0, 1)
+        off = float(np.min(np.hypot(ax + t * dx - px, ay + t * dy - py)))
+        assert off <= 1.0, f"{what}: the fix at t={f['t']} ({f['lat']}, {f['lon']}) is {off:.2f} m from every walkable segment"
+        worst = max(worst, off)
+        if f["speed"] >= 0:
+            assert abs(f["speed"] - 1.4) < 1e-6, f"{what}: the fix at t={f['t']} moves at {f['speed']} m/s, not 1.4"
+    rankings = [e for e in events if e["type"] == "ranking"]
+    assert rankings, f"{what}: no ranking of the cafes along the walk"
+    print(f"{label}: {what}: {len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at 1.4 m/s; "
+          f"{len(rankings)} rankings of the cafes")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("stroll")
@@ -171,11 +219,18 @@ def main():
     if args.selftest:
         # Pairs with a route of three nodes or more, so that one can be dropped.
         reachable = [p for p in chosen if nx.has_path(graph, *p) and nx.shortest_path_length(graph, *p) >= 2][:4]
+        ends = segments(graph, where)
         with tempfile.TemporaryDirectory() as folder:
             must_fail(args.stroll, [("route-longer", "distance_m"), ("route-drop-node", "nodes differ")],
                       lambda s: check(s, path, graph, where, reachable, "check_route (self-test)"), folder, "check_route")
+            must_fail(args.stroll, [("replay-off-route", "from every walkable segment")],
+                      lambda s: walk(s, path, ends, where, reachable[0], "check_route (self-test)"), folder, "check_route")
         return
     check(args.stroll, path, graph, where, chosen)
+    ends = segments(graph, where)
+    long_enough = [p for p in chosen if nx.has_path(graph, *p) and nx.dijkstra_path_length(graph, *p, weight="length") > 500][:3]
+    for pair in long_enough:
+        walk(args.stroll, path, ends, where, pair)
 
 
 if __name__ == "__main__":
