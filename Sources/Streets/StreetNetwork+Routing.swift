@@ -18,20 +18,45 @@ extension StreetNetwork {
         let points = [start] + stops + [end]
         var distance = 0.0
         var path: [Int32] = []
-        var line: [Coordinate] = []
+        // The route's line, each point with the name of the way that leads to it.
+        var line: [(coordinate: Coordinate, name: Int32)] = []
+        func add(_ c: Coordinate, _ name: Int32) {
+            if line.last?.coordinate != c { line.append((c, name)) }
+        }
         for k in 0..<(points.count - 1) {
             let leg = try self.leg(from: points[k], to: points[k + 1], avoidingSteps: options.avoidsSteps)
             distance += leg.distance
             for p in leg.points where path.last != p { path.append(p) }
-            for c in [points[k].coordinate] + leg.points.map({ coordinates[Int($0)] }) + [points[k + 1].coordinate] where line.last != c { line.append(c) }
+            add(points[k].coordinate, edgeName[points[k].edge])
+            for (p, name) in zip(leg.points, leg.names) { add(coordinates[Int(p)], name) }
+            add(points[k + 1].coordinate, edgeName[points[k + 1].edge])
         }
-        return StreetRoute(distance: distance, nodes: path.map { nodeIDs[Int($0)] }, coordinates: line, from: start, to: end, via: stops)
+        return StreetRoute(distance: distance, nodes: path.map { nodeIDs[Int($0)] }, coordinates: line.map(\.coordinate),
+                           stretches: stretches(line), from: start, to: end, via: stops)
+    }
+
+    /// The line's segments grouped into runs along one named way (or unnamed ways).
+    private func stretches(_ line: [(coordinate: Coordinate, name: Int32)]) -> [StreetRoute.Stretch] {
+        var stretches: [StreetRoute.Stretch] = []
+        for i in line.indices.dropFirst() {
+            let length = Geodesic.wgs84.distance(line[i - 1].coordinate, line[i].coordinate)
+            let name = line[i].name == 0 ? nil : wayNames[Int(line[i].name)]
+            if let last = stretches.last, last.name == name {
+                stretches[stretches.count - 1].range = last.range.lowerBound...i
+                stretches[stretches.count - 1].distance += length
+            } else {
+                stretches.append(StreetRoute.Stretch(name: name, range: (i - 1)...i, distance: length))
+            }
+        }
+        return stretches
     }
 
     /// One leg's length and the points it passes.
     struct Leg {
         var distance: Double
         var points: [Int32]
+        /// For each point, the name of the way that leads to it.
+        var names: [Int32]
     }
 
     /// How the search reached a vertex.
@@ -98,7 +123,8 @@ extension StreetNetwork {
             throw StreetError(.noRoute, "no walkable path from \(format(s.coordinate)) to \(format(t.coordinate))\(avoidingSteps ? " without steps" : "")")
         }
         guard let finish else {
-            return Leg(distance: best, points: between(s, t))
+            let passed = between(s, t)
+            return Leg(distance: best, points: passed, names: passed.map { _ in edgeName[s.edge] })
         }
         // Back from the finishing vertex to the start, edge by edge.
         var edges: [(edge: Int, forward: Bool)] = []
@@ -118,13 +144,19 @@ extension StreetNetwork {
             }
             break
         }
-        var points = first
+        var leg = Leg(distance: best, points: [], names: [])
+        func add(_ p: Int32, _ name: Int32) {
+            guard leg.points.last != p else { return }
+            leg.points.append(p)
+            leg.names.append(name)
+        }
+        for p in first { add(p, edgeName[s.edge]) }
         for (e, forward) in edges.reversed() {
             let range = self.points(ofEdge: e)
-            for p in forward ? Array(edgePoints[range]) : edgePoints[range].reversed() where points.last != p { points.append(p) }
+            for p in forward ? Array(edgePoints[range]) : edgePoints[range].reversed() { add(p, edgeName[e]) }
         }
-        for p in fromSnap(t, towardFirst: finish.atFirst).reversed() where points.last != p { points.append(p) }
-        return Leg(distance: best, points: points)
+        for p in fromSnap(t, towardFirst: finish.atFirst).reversed() { add(p, edgeName[t.edge]) }
+        return leg
     }
 
     /// The points of a snap's edge passed going from the snapped point to the

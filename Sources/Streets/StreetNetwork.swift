@@ -53,6 +53,9 @@ public struct StreetNetwork: Sendable {
     let edgeSteps: [Bool]
     let edgeFrom: [Int32]
     let edgeTo: [Int32]
+    /// Each edge's way's name as an index in `wayNames` (0: no name).
+    let edgeName: [Int32]
+    let wayNames: [String]
 
     // Vertices: a vertex's point, and the edges at it (`adjacency[adjacencyStart[v]..<adjacencyStart[v + 1]]`).
     let vertexPoint: [Int32]
@@ -67,6 +70,8 @@ public struct StreetNetwork: Sendable {
         var id: Int64
         var use: WalkingRules.Use
         var nodes: [Int64]
+        /// The way's `name`, else its `ref`; nil without either.
+        var name: String?
     }
 
     /// Builds the network from walkable ways and the locations of their nodes.
@@ -79,11 +84,23 @@ public struct StreetNetwork: Sendable {
         var nodeIDs: [Int64] = []
         var coordinates: [Coordinate] = []
         var uses: [Int32] = []
-        var runs: [(points: [Int32], steps: Bool)] = []
+        var runs: [(points: [Int32], steps: Bool, name: Int32)] = []
+        var wayNames = [""]
+        var nameIndex: [String: Int32] = [:]
         for way in ways {
             var run: [Int32] = []
+            var name: Int32 = 0
+            if let text = way.name {
+                if let known = nameIndex[text] {
+                    name = known
+                } else {
+                    name = Int32(wayNames.count)
+                    nameIndex[text] = name
+                    wayNames.append(text)
+                }
+            }
             func close() {
-                if run.count >= 2 { runs.append((run, way.use == .steps)) }
+                if run.count >= 2 { runs.append((run, way.use == .steps, name)) }
                 run = []
             }
             for node in way.nodes {
@@ -125,7 +142,7 @@ public struct StreetNetwork: Sendable {
         }
         let geodesic = Geodesic.wgs84
         var edgeStart: [Int32] = [0], edgePoints: [Int32] = [], edgeCumulative: [Double] = [], edgeSteps: [Bool] = []
-        var edgeFrom: [Int32] = [], edgeTo: [Int32] = []
+        var edgeFrom: [Int32] = [], edgeTo: [Int32] = [], edgeName: [Int32] = []
         for run in runs {
             var start = 0
             for i in 1..<run.points.count where isVertex[Int(run.points[i])] {
@@ -139,6 +156,7 @@ public struct StreetNetwork: Sendable {
                 edgeSteps.append(run.steps)
                 edgeFrom.append(vertexOfPoint[Int(run.points[start])])
                 edgeTo.append(vertexOfPoint[Int(run.points[i])])
+                edgeName.append(run.name)
                 summary.length += along
                 if run.steps { summary.stepEdges += 1 }
                 start = i
@@ -181,6 +199,8 @@ public struct StreetNetwork: Sendable {
         self.edgeSteps = edgeSteps
         self.edgeFrom = edgeFrom
         self.edgeTo = edgeTo
+        self.edgeName = edgeName
+        self.wayNames = wayNames
         self.vertexPoint = vertexPoint
         adjacencyStart = degree
         self.adjacency = adjacency

@@ -148,6 +148,13 @@ enum Block {
         #expect(abs(near.distance - Geodesic.wgs84.distance(near.from.coordinate, near.to.coordinate)) < 1e-6)
     }
 
+    @Test func theRouteIsToldStreetByStreet() throws {
+        let route = try Block.network().route(from: try Block.at(1), to: try Block.at(5))
+        #expect(route.stretches.map(\.name) == [nil, "High Street"])
+        #expect(route.stretches.map(\.range) == [0...1, 1...2])
+        #expect(abs(route.stretches.map(\.distance).reduce(0, +) - route.distance) < 1e-9)
+    }
+
     @Test func placesAreFoundByName() throws {
         let network = try Block.network()
         #expect(try network.coordinate(of: "fountain") == (try Block.at(3)))
