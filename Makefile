@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -231,6 +231,20 @@ test-postgis: build
 $(PYENV)/ready-osmium: $(PYENV)/ready-2
 	$(PYENV)/bin/pip install -q osmium
 	touch $@
+
+# Walking routes (`stroll route`) on the Monaco extract against networkx's
+# Dijkstra over a graph that pyosmium reads and the check builds with the
+# pedestrian rules of docs/Routing.md written again in Python, each segment's
+# length by geographiclib: 500 random pairs, lengths and node sequences;
+# shown failing first on a stroll whose distance or nodes are perturbed
+# (Tests/IntegrationTests/route/check_route.py).
+$(PYENV)/ready-route: $(PYENV)/ready-osmium
+	$(PYENV)/bin/pip install -q networkx geographiclib
+	touch $@
+
+test-route: build $(PYENV)/ready-route
+	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL) --selftest
+	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL)
 
 # Stroll beside PostGIS on a million places (top 20, the full exact order,
 # reading from PostGIS, GeoPackage and PBF beside psql, ogr2ogr and osmium):

@@ -62,6 +62,7 @@ let package = Package(
         .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
         .library(name: "PlacesPostGIS", targets: ["PlacesPostGIS"]),
         .library(name: "PlaceSources", targets: ["PlaceSources"]),
+        .library(name: "Streets", targets: ["Streets"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -125,6 +126,8 @@ let package = Package(
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
         .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
+        // The walking network from OpenStreetMap and shortest routes on it.
+        .target(name: "Streets", dependencies: ["Geodesy", "PlacesOSM", "Traces"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
@@ -134,7 +137,7 @@ let package = Package(
                 swiftSettings: strict),
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
-        .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
+        .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map", "Streets"], swiftSettings: strict),
         .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
@@ -144,7 +147,7 @@ let package = Package(
                 "Geodesy", "Traces", "LocationSimulation", "Places", "Proximity", "Map", "Replay", "PlacesOSM", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
+                "Serve", "Batches", "BenchmarkWorkload", "RunFiles", "Streets",
             ],
             swiftSettings: strict
         ),
@@ -152,6 +155,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
+        .testTarget(name: "StreetsTests", dependencies: ["TestSupport", "Streets", "Geodesy", "Traces"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "GEOSTests", dependencies: ["TestSupport", "GEOS", "Geodesy"], swiftSettings: strict),
@@ -168,7 +172,7 @@ let package = Package(
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"],
                     exclude: ["__Goldens__"], swiftSettings: strict),
-        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
+        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism", "Streets"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),

@@ -26,11 +26,15 @@ struct BenchCommand: ParsableCommand {
                           ranking and the map model to its JSON event lines, as stroll replay
                           --format jsonl prints them (the bundled 24 places, or --places N
                           in two groups)
+          route           the shortest walking route between two random nodes of --osm's
+                          walking network, snapping included (--places N queries, default
+                          1000), after the network's build time and peak resident memory
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:
           stroll bench --places 100000 --variant topk
           stroll bench --places 1000 --json --dump-places places.csv
+          stroll bench --variant route --osm Fixtures/osm/monaco-latest.osm.pbf
         """
     )
 
@@ -39,8 +43,11 @@ struct BenchCommand: ParsableCommand {
 
     var count: Int { placesOption ?? (variant == "pipeline" ? 24 : 1000) }
 
-    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region|map-pan|map-zoom|pipeline"))
+    @Option(help: ArgumentHelp("What each update computes.", valueName: "full|full-distances|moves|topk|region|map-pan|map-zoom|pipeline|route"))
     var variant: String = "full"
+
+    @Option(help: ArgumentHelp("route: the OpenStreetMap extract whose walking network is routed on.", valueName: "FILE"))
+    var osm: String?
 
     @Option(help: "How many nearest places for topk.")
     var k: Int = 20
@@ -76,9 +83,10 @@ struct BenchCommand: ParsableCommand {
     var dumpRegions: String?
 
     func validate() throws {
-        guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom", "pipeline"].contains(variant) else {
-            throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan, map-zoom or pipeline")
+        guard ["full", "full-distances", "moves", "topk", "region", "map-pan", "map-zoom", "pipeline", "route"].contains(variant) else {
+            throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan, map-zoom, pipeline or route")
         }
+        guard (variant == "route") == (osm != nil) else { throw ValidationError("--osm FILE goes with --variant route, and route needs it") }
         guard count >= 1 else { throw ValidationError("--places must be at least 1") }
         guard k >= 1 else { throw ValidationError("--k must be at least 1") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0") }
@@ -114,6 +122,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         if variant == "pipeline" { return try pipeline() }
+        if variant == "route" { return try route() }
         progress.phase { "making \(count) places" }
         let coordinates = BenchmarkWorkload.places(count: count, seed: seed)
         let ids = coordinates.indices.map { "p\($0)" }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LocationSimulation
 import Proximity
+import Streets
+import Traces
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -75,6 +77,11 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("visit-minutes"), help: ArgumentHelp("With --visits: a stay lasts at least this many minutes.", valueName: "MIN"))
     var visitMinutes: Double = 5
 
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Replay the shortest walking route between two points (LAT,LON or place names) on --osm's streets, timed at --walking-speed from --start.", valueName: "FROM TO"))
+    var route: [String] = []
+
+    @OptionGroup var street: StreetOptions
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
@@ -82,6 +89,11 @@ struct ReplayCommand: AsyncParsableCommand {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard visitRadius > 0, visitRadius.isFinite else { throw ValidationError("--visit-radius must be more than 0 metres") }
         guard visitMinutes > 0, visitMinutes.isFinite else { throw ValidationError("--visit-minutes must be more than 0") }
+        if !route.isEmpty {
+            guard route.count == 2 else { throw ValidationError("--route takes two points, FROM and TO, not \(route.count)") }
+            guard trace == nil else { throw ValidationError("--route replaces the trace: give one or the other") }
+            guard street.osm != nil else { throw ValidationError("--route needs --osm FILE, the OpenStreetMap extract to walk on") }
+        }
     }
 
     func run() async throws {
@@ -91,6 +103,14 @@ struct ReplayCommand: AsyncParsableCommand {
 }
 
 extension ReplayCommand {
+    /// The walk of --route, timed as a trace without times would be; nil without --route.
+    func routedWalk() throws -> (label: String, trace: Trace)? {
+        guard route.count == 2 else { return nil }
+        let walk = try street.route(from: route[0], to: route[1])
+        let start = ISO8601Time.parse(simulation.start)?.seconds ?? 0
+        return ("route \(route[0]) to \(route[1])", walk.trace(speed: simulation.walkingSpeed, start: start, name: "\(route[0]) to \(route[1])"))
+    }
+
     /// The visit thresholds of --visits, --visit-radius and --visit-minutes; nil without --visits.
     var visitSettings: VisitSettings? {
         visits ? VisitSettings(radius: visitRadius, minimumDuration: visitMinutes * 60) : nil

@@ -21,7 +21,7 @@ struct ReplaySession {
     init(command: ReplayCommand) throws {
         self.command = command
         log = command.logging.logger("stroll.replay")
-        inputs = try command.simulation.load(trace: command.trace, log: log) { error in
+        inputs = try command.simulation.load(trace: command.trace, routed: try command.routedWalk(), log: log) { error in
             if command.format == "jsonl" {
                 let e = JSON.object([("type", .string("error")), ("t", .int(0)), ("code", .string("badInput")), ("message", .string(error.reason)),
                                      ("file", .string(error.file)), ("line", error.line > 0 ? .int(error.line) : .null)])

@@ -22,16 +22,21 @@ extension SimulationOptions {
     /// Reads the trace, the places and the regions, and resolves the groups and
     /// the selection; errors are printed and become the contract's exit codes.
     /// `onTraceError` runs before a trace that cannot be read ends the command.
-    func load(trace: String?, log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
-        let tracePath = trace ?? Bundled.path(Bundled.walk)
-        log.debug("reading trace \(tracePath)")
+    /// A `routed` walk (`replay --route`), named by its label, is replayed instead of a trace file.
+    func load(trace: String?, routed: (label: String, trace: Trace)? = nil, log: Logger, onTraceError: (TraceError) -> Void = { _ in }) throws -> SimulationInputs {
+        let tracePath = routed?.label ?? trace ?? Bundled.path(Bundled.walk)
         let trace: Trace
-        do {
-            trace = try TraceReader.read(tracePath)
-        } catch {
-            printError(error.description)
-            onTraceError(error)
-            throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+        if let routed {
+            trace = routed.trace
+        } else {
+            log.debug("reading trace \(tracePath)")
+            do {
+                trace = try TraceReader.read(tracePath)
+            } catch {
+                printError(error.description)
+                onTraceError(error)
+                throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
+            }
         }
         log.debug("trace: \(trace.replaySegments.count) segments, \(trace.replaySegments.map(\.fixes.count).reduce(0, +)) fixes, \(trace.rejected.count) rejected")
         for note in trace.notes { log.info("\(note)") }

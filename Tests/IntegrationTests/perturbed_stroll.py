@@ -24,6 +24,11 @@ runs `STROLL ARGS...` and changes its result by MODE:
   GeoPackage's first feature table moved 1e-7 degrees north (11 mm), in the
   point's WKB (the envelope in the header is left as it was).
 
+- `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
+- `route-drop-node` (`route --json`): the middle node of `nodes` removed.
+- `replay-off-route` (`replay --format jsonl`): the tenth location event
+  moved 2e-5 degrees north (2.2 m).
+
 Stroll's exit code, and its output otherwise, are kept.
 
 The checks import `must_fail` from here: it runs a check against each
@@ -142,8 +147,43 @@ def move_gpkg_point(stroll, args):
     return 0
 
 
+def route(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or "--json" not in args:
+        sys.stdout.write(r.stdout)
+        return r.returncode
+    answer = json.loads(r.stdout)
+    if mode == "route-longer":
+        answer["distance_m"] *= 1.002
+    elif len(answer["nodes"]) >= 3:
+        dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
+        sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
+    sys.stdout.write(json.dumps(answer) + "\n")
+    return 0
+
+
+def off_route(stroll, args):
+    child = subprocess.Popen([stroll, *args], stdout=subprocess.PIPE, text=True)
+    seen = 0
+    for line in child.stdout:
+        if '"type":"location"' in line:
+            seen += 1
+            if seen == 10:
+                e = json.loads(line)
+                e["lat"] += 2e-5
+                line = json.dumps(e, separators=(",", ":")) + "\n"
+                sys.stderr.write(f"perturbed_stroll: moved the location at t={e['t']} 2e-5 degrees north\n")
+        sys.stdout.write(line)
+    return child.wait()
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if mode == "replay-off-route":
+        sys.exit(off_route(stroll, args))
+    if mode in ("route-longer", "route-drop-node"):
+        sys.exit(route(stroll, mode, args))
     if mode in ("swap-rows", "drop-row", "rename-row"):
         sys.exit(ranking(stroll, mode, args))
     if mode == "move-gpkg-point":

@@ -73,8 +73,11 @@ def public_symbols(bin_path, triple, module, out_dir):
     modules = os.path.join(bin_path, "Modules")
     if not os.path.exists(os.path.join(modules, module + ".swiftmodule")):
         sys.exit(f"error: {modules}/{module}.swiftmodule not found: build first (swift build --build-tests)")
-    # The C targets of dependencies (OpenCombine's helpers) are found by their module maps.
-    maps = sorted(glob.glob(os.path.join(bin_path, "*.build", "module.modulemap")))
+    # The C targets of dependencies (OpenCombine's helpers) are found by their module maps,
+    # and so are the system libraries MapKit's streets bring (GEOS and zlib, through Streets).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    maps = sorted(glob.glob(os.path.join(bin_path, "*.build", "module.modulemap"))) + \
+        sorted(glob.glob(os.path.join(root, "Sources", "C*", "module.modulemap")))
     command = [symbolgraph_tool(), "-module-name", module, "-target", triple, "-I", modules,
                *[arg for m in maps for arg in ("-Xcc", f"-fmodule-map-file={m}")],
                "-output-dir", out_dir, "-minimum-access-level", "public", "-skip-synthesized-members"]

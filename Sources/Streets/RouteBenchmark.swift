@@ -1,0 +1,41 @@
+import Geodesy
+
+/// Timed shortest-route queries between nodes of a network chosen at random
+/// (by the caller's generator: seeded, runs repeat): what `stroll bench
+/// --variant route` reports.
+public enum RouteBenchmark {
+    /// The queries' times and what they found.
+    public struct Result: Sendable {
+        /// Each query's time in microseconds, snapping included.
+        public var samples: [Double]
+        /// Queries that found a route.
+        public var routes: Int
+        /// Queries between points with no walkable path.
+        public var unreachable: Int
+        /// The sum of the routes' lengths in metres, so the work cannot be optimised away.
+        public var checksum: Double
+    }
+
+    /// Runs `queries` routes between random nodes of `network`.
+    public static func run(_ network: StreetNetwork, queries: Int, using generator: inout some RandomNumberGenerator) -> Result {
+        var result = Result(samples: [], routes: 0, unreachable: 0, checksum: 0)
+        result.samples.reserveCapacity(queries)
+        let count = UInt64(network.coordinates.count)
+        guard count > 0 else { return result }
+        let clock = ContinuousClock()
+        for _ in 0..<queries {
+            let a = network.coordinates[Int(generator.next(upperBound: count))], b = network.coordinates[Int(generator.next(upperBound: count))]
+            let began = clock.now
+            let route = try? network.route(from: a, to: b)
+            let took = clock.now - began
+            result.samples.append(Double(took.components.seconds) * 1e6 + Double(took.components.attoseconds) / 1e12)
+            if let route {
+                result.routes += 1
+                result.checksum += route.distance
+            } else {
+                result.unreachable += 1
+            }
+        }
+        return result
+    }
+}

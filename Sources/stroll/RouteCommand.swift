@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Streets
+import Traces
+
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "The shortest walking route between two points on an OpenStreetMap extract, as a timed trace.",
+        discussion: """
+        FROM, TO and each --via are LAT,LON in degrees or the name of a node or way of the \
+        extract. Each is snapped to the nearest point of the nearest walkable way (within \
+        1 km); the route is the exact shortest path between the snapped points on the \
+        walking network (docs/Routing.md says which ways a pedestrian may use). The walk is \
+        timed at --speed from --start; OUT's extension chooses its format (GPX on standard \
+        output without -o). --json prints one object: distance_m, duration_s, nodes (the \
+        OpenStreetMap node ids passed, in order), from and to (lat, lon after snapping).
+
+        Exit codes: 65 when no walkable path joins the points, a point is too far from the \
+        network, a place name is unknown or the extract holds no walkable way; 66 when the \
+        extract is missing.
+
+        Examples:
+          stroll route 43.7384,7.4246 43.7311,7.4197 --osm monaco-latest.osm.pbf -o walk.gpx
+          stroll route "Place du Casino" "Musée Océanographique" --osm monaco-latest.osm.pbf --json
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Where the walk starts: LAT,LON or a place name in the extract.", valueName: "FROM"))
+    var from: String
+
+    @Argument(help: ArgumentHelp("Where the walk ends: LAT,LON or a place name in the extract.", valueName: "TO"))
+    var to: String
+
+    @OptionGroup var street: StreetOptions
+
+    @Option(help: ArgumentHelp("Walking speed in metres per second.", valueName: "M/S"))
+    var speed: Double = 1.4
+
+    @Option(help: ArgumentHelp("The time the walk starts.", valueName: "ISO8601"))
+    var start: String = "2001-01-01T00:00:00Z"
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the walk to this file; its extension chooses the format (gpx, kml, kmz, tcx, csv, geojson, nmea).", valueName: "OUT"))
+    var output: String?
+
+    @Flag(help: "Print one JSON object: distance_m, duration_s, nodes, from, to.")
+    var json = false
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        guard ISO8601Time.parse(start) != nil else { throw ValidationError("--start \(start) is not an ISO 8601 date-time") }
+        if let output, TraceWriter.OutputFormat(fileName: output) == nil {
+            throw ValidationError("cannot tell the trace format from \(output)'s extension (gpx, kml, kmz, tcx, csv, geojson, nmea)")
+        }
+    }
+
+    func run() throws {
+        let route = try street.route(from: from, to: to)
+        let trace = route.trace(speed: speed, start: ISO8601Time.parse(start)?.seconds ?? 0, name: "\(from) to \(to)")
+        if let output, let format = TraceWriter.OutputFormat(fileName: output) {
+            do {
+                _ = try TraceWriter.write(trace, as: format, to: output)
+            } catch {
+                throw failure("error: cannot write \(output): \(error.localizedDescription)", StrollExit.missingInput)
+            }
+        }
+        if json {
+            let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
+            print(JSON.object([
+                ("distance_m", .number(route.distance)),
+                ("duration_s", .number(route.duration(atSpeed: speed))),
+                ("nodes", .array(route.nodes.map { .int(Int($0)) })),
+                ("from", point(route.from)),
+                ("to", point(route.to)),
+            ]).text)
+        } else if output == nil {
+            print(TraceWriter.write(trace, as: .gpx), terminator: "")
+        }
+    }
+}
+
+/// The options that choose a walking route's network: the extract, the via
+/// points and whether to avoid steps; shared by `stroll route` and `stroll replay --route`.
+struct StreetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The OpenStreetMap extract (.osm.pbf or .osm) whose streets and footpaths the walk follows.", valueName: "FILE"))
+    var osm: String?
+
+    @Option(help: ArgumentHelp("Pass through this point (LAT,LON or a place name); repeatable, in order.", valueName: "POINT"))
+    var via: [String] = []
+
+    @Flag(name: .customLong("avoid-steps"), help: "Leave out ways tagged highway=steps.")
+    var avoidSteps = false
+
+    /// The route from `from` to `to` through the via points; errors are printed
+    /// and become the contract's exit codes.
+    func route(from: String, to: String) throws -> StreetRoute {
+        guard let osm else { throw failure("error: a route needs --osm FILE, the OpenStreetMap extract to walk on", StrollExit.usage) }
+        do {
+            let network = try StreetNetwork.load(osm)
+            let via = try self.via.map { (text: String) throws(StreetError) in try network.coordinate(of: text) }
+            return try network.route(from: try network.coordinate(of: from), to: try network.coordinate(of: to), via: via,
+                                     options: RouteOptions(avoidsSteps: avoidSteps))
+        } catch {
+            throw failure("error: \(error.description)", error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
+        }
+    }
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Walking routes against an independent shortest path.
+
+    check_route.py STROLL [--pairs N] [--seed S] [--selftest]
+
+Builds the walking network of the Monaco extract (Fixtures/osm, else
+../shared/data/osm) again in Python: pyosmium reads the ways and their node
+locations, the pedestrian rules of docs/Routing.md are written here a second
+time, every pair of successive nodes of a walkable way is an edge whose length
+is geographiclib's WGS84 geodesic, and networkx's Dijkstra gives the shortest
+path. N random pairs of nodes (seed S) are then asked of `stroll route A B
+--osm FILE --json`, each node given as LAT,LON, and each answer must have:
+
+- the same fate: a route when networkx finds a path, exit 65 when it finds none;
+- `from` and `to` on the nodes asked for (the snapped point of a node is the node);
+- `distance_m` within 0.1 % of networkx's length (the largest difference is
+  printed; it is at the level of rounding);
+- `nodes` equal to networkx's path, or, where they differ, a path of the same
+  graph as short as networkx's to 1e-9 (a tie: two shortest paths; counted).
+
+Nodes that share their location with another walkable node are not asked
+for: a point there is on two nodes, and either is right.
+
+Then three of the routes are replayed with `stroll replay --route A B --osm
+FILE --format jsonl --distance-filter none` beside the extract's cafes: every
+location event must lie within 1 m of a walkable segment (the fixes are
+interpolated along the route, so they stay on the network), move at the
+walking speed (1.4 m/s), and the cafes must be ranked along the way.
+
+--selftest runs the check on the first pairs against a stroll whose
+`distance_m` is 0.2 % long, one that drops a node from `nodes` and one that
+moves a replayed fix 2.2 m north, and passes only when each fails, naming
+what differed.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import networkx as nx
+import numpy as np
+import osmium
+from geographiclib.geodesic import Geodesic
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+from perturbed_stroll import must_fail  # noqa: E402
+
+# The pedestrian rules, from the OpenStreetMap wiki (Key:highway, Key:foot,
+# Key:access, OSM tags for routing/Access restrictions) as docs/Routing.md gives them.
+HIGHWAYS = {"footway", "path", "pedestrian", "steps", "living_street", "residential", "service", "unclassified", "road", "track",
+            "tertiary", "tertiary_link", "secondary", "secondary_link", "primary", "primary_link", "trunk", "trunk_link",
+            "cycleway", "bridleway", "corridor", "elevator", "platform"}
+
+
+def pedestrian(tags):
+    if tags.get("highway") not in HIGHWAYS:
+        return False
+    foot = tags.get("foot")
+    if foot in ("no", "use_sidepath"):
+        return False
+    if foot in ("yes", "designated", "permissive"):
+        return True
+    return tags.get("access") not in ("no", "private") and tags.get("service") != "private"
+
+
+def extract():
+    for path in (os.path.join(ROOT, "Fixtures", "osm", "monaco-latest.osm.pbf"),
+                 os.path.join(ROOT, "..", "shared", "data", "osm", "monaco-latest.osm.pbf")):
+        if os.path.exists(path):
+            return os.path.abspath(path)
+    sys.exit("check_route: no Monaco extract in Fixtures/osm or ../shared/data/osm")
+
+
+def network(path):
+    """The graph of walkable segments and every walkable node's location."""
+    graph = nx.Graph()
+    where = {}
+
+    class Ways(osmium.SimpleHandler):
+        def way(self, w):
+            tags = {t.k: t.v for t in w.tags}
+            if not pedestrian(tags):
+                return
+            previous = None
+            for n in w.nodes:
+                if not n.location.valid():
+                    previous = None  # a node missing from the extract cuts the way
+                    continue
+                where[n.ref] = (n.location.lat, n.location.lon)
+                if previous is not None and previous != n.ref:
+                    (a, b) = where[previous], where[n.ref]
+                    length = Geodesic.WGS84.Inverse(a[0], a[1], b[0], b[1])["s12"]
+                    if not graph.has_edge(previous, n.ref) or graph[previous][n.ref]["length"] > length:
+                        graph.add_edge(previous, n.ref, length=length)
+                previous = n.ref
+
+    Ways().apply_file(path, locations=True)
+    return graph, where
+
+
+def pairs(graph, where, count, seed):
+    at = {}
+    for node, location in where.items():
+        at.setdefault(location, []).append(node)
+    alone = sorted(n for n in graph.nodes if len(at[where[n]]) == 1)
+    rng = random.Random(seed)
+    return [tuple(rng.sample(alone, 2)) for _ in range(count)]
+
+
+def ask(stroll, path, where, pair):
+    (a, b) = pair
+    point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
+    r = subprocess.run([stroll, "route", point(a), point(b), "--osm", path, "--json"], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def check(stroll, path, graph, where, chosen, label="check_route"):
+    began = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        answers = list(pool.map(lambda p: ask(stroll, path, where, p), chosen))
+    routes = unreachable = ties = 0
+    worst = 0.0
+    for (a, b), (code, out, err) in zip(chosen, answers):
+        what = f"route from node {a} to node {b}"
+        try:
+            length, expected = nx.single_source_dijkstra(graph, a, b, weight="length")
+        except nx.NetworkXNoPath:
+            assert code == 65, f"{what}: networkx finds no path, but stroll exited {code}: {out[:200]} {err[:200]}"
+            assert "no walkable path" in err, f"{what}: exit 65 without saying there is no walkable path: {err[:200]}"
+            unreachable += 1
+            continue
+        assert code == 0, f"{what}: networkx finds a path of {length:.3f} m, but stroll exited {code}: {err[:300]}"
+        answer = json.loads(out)
+        for key, node in (("from", a), ("to", b)):
+            got = (answer[key]["lat"], answer[key]["lon"])
+            assert got == where[node], f"{what}: {key} is {got}, not node {node} at {where[node]}"
+        difference = abs(answer["distance_m"] - length) / max(length, 1e-9)
+        worst = max(worst, difference)
+        assert difference <= 1e-3, (f"{what}: distance_m {answer['distance_m']:.6f} m, networkx's shortest path "
+                                    f"{length:.6f} m: they differ by {difference:.3%}, more than 0.1 %")
+        nodes = answer["nodes"]
+        if nodes != expected:
+            first = next((k for k, (x, y) in enumerate(zip(nodes, expected)) if x != y), min(len(nodes), len(expected)))
+            steps = list(zip(nodes, nodes[1:]))
+            missing = [s for s in steps if not graph.has_edge(*s)]
+            assert not missing, (f"{what}: nodes differ from networkx's path at index {first} and are not a path of the "
+                                 f"walking network: no edge {missing[0][0]}-{missing[0][1]}")
+            walked = sum(graph[x][y]["length"] for x, y in steps)
+            assert nodes[:1] == [a] and nodes[-1:] == [b] and abs(walked - length) <= 1e-9 * length + 1e-9, (
+                f"{what}: nodes differ from networkx's path at index {first}: stroll's path is {walked:.6f} m, "
+                f"networkx's {length:.6f} m")
+            ties += 1
+        routes += 1
+    print(f"{label}: {len(chosen)} pairs: {routes} routes equal to networkx's shortest path "
+          f"(largest length difference {worst:.1e}, relative; {ties} ties between two shortest paths), "
+          f"{unreachable} without a walkable path in either; stroll answered in {time.monotonic() - began:.1f} s")
+
+
+def segments(graph, where):
+    """Every segment's ends, in metres east and north of Monaco (equirectangular: 0.3 % is enough for a 1 m test)."""
+    ends = np.array([[*where[a], *where[b]] for a, b in graph.edges])
+    return ends
+
+
+def planar(lat, lon):
+    radius = 6371008.8
+    return np.radians(lon - 7.42) * radius * np.cos(np.radians(43.73)), np.radians(lat - 43.73) * radius
+
+
+def walk(stroll, path, ends, where, pair, label="check_route"):
+    (a, b) = pair
+    point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
+    r = subprocess.run([stroll, "replay", "--route", point(a), point(b), "--osm", path, "--format", "jsonl", "--distance-filter", "none",
+                        "--places", path, "--osm-filter", "amenity=cafe"], capture_output=True, text=True)
+    what = f"replay --route from node {a} to node {b}"
+    assert r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr[:300]}"
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    fixes = [e for e in events if e["type"] == "location"]
+    assert fixes, f"{what}: no location events"
+    ax, ay = planar(ends[:, 0], ends[:, 1])
+    bx, by = planar(ends[:, 2], ends[:, 3])
+    dx, dy = bx - ax, by - ay
+    squared = np.maximum(dx * dx + dy * dy, 1e-12)
+    worst = 0.0
+    for f in fixes:
+        px, py = planar(f["lat"], f["lon"])
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / squared, 0, 1)
+        off = float(np.min(np.hypot(ax + t * dx - px, ay + t * dy - py)))
+        assert off <= 1.0, f"{what}: the fix at t={f['t']} ({f['lat']}, {f['lon']}) is {off:.2f} m from every walkable segment"
+        worst = max(worst, off)
+        if f["speed"] >= 0:
+            assert abs(f["speed"] - 1.4) < 1e-6, f"{what}: the fix at t={f['t']} moves at {f['speed']} m/s, not 1.4"
+    rankings = [e for e in events if e["type"] == "ranking"]
+    assert rankings, f"{what}: no ranking of the cafes along the walk"
+    print(f"{label}: {what}: {len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at 1.4 m/s; "
+          f"{len(rankings)} rankings of the cafes")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("stroll")
+    parser.add_argument("--pairs", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=47)
+    parser.add_argument("--selftest", action="store_true")
+    args = parser.parse_args()
+    path = extract()
+    began = time.monotonic()
+    graph, where = network(path)
+    print(f"check_route: {os.path.basename(path)}: {graph.number_of_nodes()} walkable nodes, {graph.number_of_edges()} segments, "
+          f"read in {time.monotonic() - began:.1f} s")
+    chosen = pairs(graph, where, args.pairs, args.seed)
+    if args.selftest:
+        # Pairs with a route of three nodes or more, so that one can be dropped.
+        reachable = [p for p in chosen if nx.has_path(graph, *p) and nx.shortest_path_length(graph, *p) >= 2][:4]
+        ends = segments(graph, where)
+        with tempfile.TemporaryDirectory() as folder:
+            must_fail(args.stroll, [("route-longer", "distance_m"), ("route-drop-node", "nodes differ")],
+                      lambda s: check(s, path, graph, where, reachable, "check_route (self-test)"), folder, "check_route")
+            must_fail(args.stroll, [("replay-off-route", "from every walkable segment")],
+                      lambda s: walk(s, path, ends, where, reachable[0], "check_route (self-test)"), folder, "check_route")
+        return
+    check(args.stroll, path, graph, where, chosen)
+    ends = segments(graph, where)
+    long_enough = [p for p in chosen if nx.has_path(graph, *p) and nx.dijkstra_path_length(graph, *p, weight="length") > 500][:3]
+    for pair in long_enough:
+        walk(args.stroll, path, ends, where, pair)
+
+
+if __name__ == "__main__":
+    main()
