@@ -33,16 +33,21 @@ open class MKDirections: NSObject {
     nonisolated private static let streets = Mutex<StreetNetwork?>(nil)
 
     /// Routes are answered on the walking network of this OpenStreetMap
-    /// extract (`.osm.pbf` or `.osm`) from now on. Throws when it cannot be
-    /// read or holds no walkable way.
+    /// extract (`.osm.pbf` or `.osm`) from now on, and `MKLocalSearch` looks
+    /// in its named points of interest. Throws when it cannot be read or
+    /// holds no walkable way.
     nonisolated public static func useStreets(from path: String) throws {
         let network = try StreetNetwork.load(path)
+        let places = try PointsOfInterest.load(path)
         streets.withLock { $0 = network }
+        MKLocalSearch.pointsOfInterest.withLock { $0 = places }
     }
 
-    /// Forgets the streets: directions fail as MapKit's do offline (`MKError.serverFailure`).
+    /// Forgets the streets and their points of interest: directions and
+    /// searches fail as MapKit's do offline (`MKError.serverFailure`).
     nonisolated public static func removeStreets() {
         streets.withLock { $0 = nil }
+        MKLocalSearch.pointsOfInterest.withLock { $0 = nil }
     }
 
     /// A source, a destination and how to travel between them.

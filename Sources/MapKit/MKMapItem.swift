@@ -27,6 +27,12 @@ open class MKMapItem: NSObject {
     public let placemark: MKPlacemark
     /// The item's name (the placemark's by default).
     open var name: String?
+    /// The kind of place, for a point of interest a search found.
+    open var pointOfInterestCategory: MKPointOfInterestCategory?
+    /// The place's telephone number (OpenStreetMap's `phone`, else `contact:phone`).
+    open var phoneNumber: String?
+    /// The place's website (OpenStreetMap's `website`, else `contact:website`, else `url`).
+    open var url: URL?
 
     /// An item at `placemark`.
     public init(placemark: MKPlacemark) {

@@ -19,6 +19,10 @@ public protocol MKMapViewDelegate: NSObjectProtocol {
     func mapView(_ mapView: MKMapView, didFailToLocateUserWithError error: any Error)
     func mapView(_ mapView: MKMapView, didChange mode: MKUserTrackingMode, animated: Bool)
     func mapView(_ mapView: MKMapView, clusterAnnotationForMemberAnnotations memberAnnotations: [any MKAnnotation]) -> MKClusterAnnotation
+    /// The renderer of an overlay, asked once when the overlay is added.
+    func mapView(_ mapView: MKMapView, rendererFor overlay: any MKOverlay) -> MKOverlayRenderer
+    /// The renderers of overlays just added.
+    func mapView(_ mapView: MKMapView, didAdd renderers: [MKOverlayRenderer])
 }
 
 extension MKMapViewDelegate {
@@ -36,6 +40,12 @@ extension MKMapViewDelegate {
     public func mapView(_ mapView: MKMapView, clusterAnnotationForMemberAnnotations memberAnnotations: [any MKAnnotation]) -> MKClusterAnnotation {
         MKClusterAnnotation(memberAnnotations: memberAnnotations)
     }
+    /// A plain renderer of the overlay.
+    public func mapView(_ mapView: MKMapView, rendererFor overlay: any MKOverlay) -> MKOverlayRenderer {
+        MKOverlayRenderer(overlay: overlay)
+    }
+    /// Nothing.
+    public func mapView(_ mapView: MKMapView, didAdd renderers: [MKOverlayRenderer]) {}
 }
 
 /// A headless `MKMapView`: no drawing, the same state and callbacks. The
@@ -68,6 +78,8 @@ open class MKMapView: NSObject {
     private var currentRegion = MKCoordinateRegion(center: CLLocationCoordinate2D(latitude: 0, longitude: 0),
                                                    span: MKCoordinateSpan(latitudeDelta: 180, longitudeDelta: 360))
     private var userLocationManager: CLLocationManager?
+    /// The overlays in the order added, each with its level and renderer (MKMapView+Overlays.swift).
+    var overlayEntries: [OverlayEntry] = []
     private var userLocationReceiver: UserLocationReceiver?
 
     public let userLocation = MKUserLocation()

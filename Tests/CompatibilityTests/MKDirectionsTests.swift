@@ -21,7 +21,8 @@ struct MKDirectionsTests {
         return request
     }
 
-    func code(_ body: () async throws -> Void) async -> MKError.Code? {
+    /// The `MKError` code that `body` throws; nil when it throws none, `.unknown` for another error.
+    static func code(_ body: () async throws -> Void) async -> MKError.Code? {
         do {
             try await body()
             return nil
@@ -31,6 +32,8 @@ struct MKDirectionsTests {
             return .unknown
         }
     }
+
+    func code(_ body: () async throws -> Void) async -> MKError.Code? { await Self.code(body) }
 
     @Test("without streets, directions fail as MapKit's do offline")
     func offline() async {
