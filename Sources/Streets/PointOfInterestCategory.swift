@@ -142,6 +142,15 @@ public enum PointOfInterestCategory: String, CaseIterable, Sendable, Hashable {
         return nil
     }
 
+    /// The tags that give the category, as `key=value` (`shop=*`: any other value of `shop`).
+    public var tags: Set<String> {
+        var tags = Set<String>()
+        for (key, values) in Self.table {
+            for (value, category) in values where category == self { tags.insert("\(key)=\(value)") }
+        }
+        return tags
+    }
+
     /// MapKit's name of the category (`cafe`, `publicTransport`).
     public var name: String {
         String(describing: self)

@@ -28,6 +28,9 @@ runs `STROLL ARGS...` and changes its result by MODE:
 - `route-drop-node` (`route --json`): the middle node of `nodes` removed.
 - `replay-off-route` (`replay --format jsonl`): the tenth location event
   moved 2e-5 degrees north (2.2 m).
+- `search-drop-result` (`search --json`): the middle result removed.
+- `search-swap-results` (`search --json`): the first two neighbouring
+  results with different distances (or names) swap places.
 
 Stroll's exit code, and its output otherwise, are kept.
 
@@ -178,8 +181,30 @@ def off_route(stroll, args):
     return child.wait()
 
 
+def search(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or "--json" not in args:
+        sys.stdout.write(r.stdout)
+        return r.returncode
+    found = json.loads(r.stdout)
+    if mode == "search-drop-result" and found:
+        gone = found.pop(len(found) // 2)
+        sys.stderr.write(f"perturbed_stroll: dropped {gone['osm']}\n")
+    elif mode == "search-swap-results":
+        k = next((k for k in range(len(found) - 1)
+                  if (found[k]["distance_m"], found[k]["name"]) != (found[k + 1]["distance_m"], found[k + 1]["name"])), None)
+        if k is not None:
+            found[k], found[k + 1] = found[k + 1], found[k]
+            sys.stderr.write(f"perturbed_stroll: swapped {found[k]['osm']} and {found[k + 1]['osm']}\n")
+    sys.stdout.write(json.dumps(found, ensure_ascii=False) + "\n")
+    return 0
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if mode in ("search-drop-result", "search-swap-results"):
+        sys.exit(search(stroll, mode, args))
     if mode == "replay-off-route":
         sys.exit(off_route(stroll, args))
     if mode in ("route-longer", "route-drop-node"):

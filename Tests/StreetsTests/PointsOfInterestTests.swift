@@ -52,6 +52,23 @@ struct PointsOfInterestTests {
         #expect(PointOfInterestCategory.atm.rawValue == "MKPOICategoryATM")
     }
 
+    @Test("docs/Search.md's table is the code's: each category's tags and query words")
+    func documentedTable() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/Search.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        var seen: [PointOfInterestCategory] = []
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, let category = PointOfInterestCategory(name: cells[0].replacingOccurrences(of: "`", with: "")) else { continue }
+            seen.append(category)
+            let tags = Set(cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") })
+            #expect(tags == category.tags, "\(category.name)")
+            #expect(Set(cells[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) == category.words, "\(category.name)")
+        }
+        #expect(seen == PointOfInterestCategory.allCases)
+    }
+
     @Test("words without case or diacritics")
     func words() {
         #expect(SearchText.words("Gerhard's Café") == ["gerhard", "s", "cafe"])
