@@ -14,7 +14,7 @@ public protocol MKOverlay: MKAnnotation {
 }
 
 extension MKOverlay {
-    /// Whether ``boundingMapRect`` meets `mapRect`.
+    /// Whether `boundingMapRect` meets `mapRect`.
     public func intersects(_ mapRect: MKMapRect) -> Bool { boundingMapRect.intersects(mapRect) }
     /// No: the map shows under the overlay.
     public var canReplaceMapContent: Bool { false }

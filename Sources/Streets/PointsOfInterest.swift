@@ -4,9 +4,8 @@ import PlacesOSM
 
 /// The named points of interest of an OpenStreetMap extract, for local
 /// search: every node and way with a `name` and a tag that makes it a place
-/// people look for (``PointOfInterest/name(_:)``: a category of
-/// ``PointOfInterestCategory/init(tags:)``, or one of the keys
-/// ``PointOfInterest/keys``). Relations are not read.
+/// people look for (a category of ``PointOfInterestCategory/init(tags:)``,
+/// or one of the keys ``PointOfInterest/keys``). Relations are not read.
 ///
 /// Built once in memory with ``load(_:)``; a value, safe to share between
 /// threads. ``search(_:categories:in:)`` answers queries.
