@@ -129,6 +129,27 @@ extension MKDirectionsTests {
             #expect(await code { _ = try await MKLocalSearch(request: MKLocalSearch.Request(naturalLanguageQuery: "zzyzx")).start() } == .placemarkNotFound)
         }
 
+        @Test("app code: walking directions from the user's position to the nearest coffee house")
+        func directionsToNearestCoffee() async throws {
+            try MKDirections.useStreets(from: MKDirectionsTests.extract)
+            let user = CLLocationCoordinate2D(latitude: 43.7350, longitude: 7.4200)
+            let nearby = MKLocalSearch.Request(naturalLanguageQuery: "coffee", region: MKCoordinateRegion(center: user, latitudinalMeters: 3000, longitudinalMeters: 3000))
+            let shop = try #require(try await MKLocalSearch(request: nearby).start().mapItems.first)
+            #expect(shop.name == "La Gelateria")
+            let request = MKDirections.Request()
+            request.source = MKMapItem(placemark: MKPlacemark(coordinate: user))
+            request.destination = shop
+            request.transportType = .walking
+            let route = try #require(try await MKDirections(request: request).calculate().routes.first)
+            let network = try StreetNetwork.load(MKDirectionsTests.extract)
+            let expected = try network.route(from: try Coordinate(latitude: user.latitude, longitude: user.longitude),
+                                             to: try Coordinate(latitude: shop.placemark.coordinate.latitude, longitude: shop.placemark.coordinate.longitude))
+            #expect(route.distance == expected.distance)
+            #expect(route.distance > distance(user, shop.placemark.coordinate))
+            #expect(route.steps.dropFirst().first?.instructions.hasPrefix("Head ") == true)
+            #expect(route.steps.last?.instructions == "Arrive at the destination")
+        }
+
         @Test("the filter's answers, as MapKit's")
         func filter() {
             #expect(MKPointOfInterestFilter(including: [.cafe]).includes(.cafe))
