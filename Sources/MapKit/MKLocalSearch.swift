@@ -90,7 +90,8 @@ open class MKLocalSearch: NSObject {
     }
 
     private let question: Question
-    private var cancelled = false
+    /// Counts the starts and cancels: a handler answers only if nothing came after its start.
+    private var generation = 0
     /// Whether a search given a completion handler is under way.
     public private(set) var isSearching = false
 
@@ -146,9 +147,10 @@ open class MKLocalSearch: NSObject {
     /// unless the search is cancelled first.
     open func start(completionHandler: @escaping CompletionHandler) {
         isSearching = true
-        cancelled = false
+        generation += 1
+        let started = generation
         Task { @MainActor in
-            guard !self.cancelled else { return }
+            guard self.generation == started else { return }
             self.isSearching = false
             do {
                 completionHandler(try self.search(), nil)
@@ -161,7 +163,7 @@ open class MKLocalSearch: NSObject {
     /// Cancels a search given a completion handler that has not answered yet:
     /// its handler is not called.
     open func cancel() {
-        cancelled = true
+        generation += 1
         isSearching = false
     }
 

@@ -33,7 +33,7 @@ public struct PointsOfInterest: Sendable {
     public static func load(_ path: String) throws(StreetError) -> PointsOfInterest {
         var ways: [(place: PointOfInterest, middle: Int64)] = []
         var needed = Set<Int64>()
-        var nodes: [PointOfInterest] = []
+        var places: [PointOfInterest] = []
         var locations: [Int64: Coordinate] = [:]
         let unplaced = Coordinate(computedLatitude: 0, longitude: 0)
         do {
@@ -54,7 +54,7 @@ public struct PointsOfInterest: Sendable {
                     throw OSMError(file: path, location: "node \(node.id)", reason: error.description)
                 }
                 if isNeeded { locations[node.id] = coordinate }
-                if let place = Self.place(.node, node.id, node.tags, coordinate) { nodes.append(place) }
+                if let place = Self.place(.node, node.id, node.tags, coordinate) { places.append(place) }
             }
         } catch {
             throw StreetError(error.unreadable ? .unreadable : .badData, error.description)
@@ -67,9 +67,9 @@ public struct PointsOfInterest: Sendable {
             }
             var placed = place
             placed.coordinate = coordinate
-            nodes.append(placed)
+            places.append(placed)
         }
-        return PointsOfInterest(nodes, waysWithoutLocation: missing)
+        return PointsOfInterest(places, waysWithoutLocation: missing)
     }
 
     private static func place(_ element: PointOfInterest.Element, _ id: Int64, _ tags: [String: String], _ coordinate: Coordinate) -> PointOfInterest? {
