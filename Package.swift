@@ -62,6 +62,7 @@ let package = Package(
         .library(name: "PlacesGeoPackage", targets: ["PlacesGeoPackage"]),
         .library(name: "PlacesPostGIS", targets: ["PlacesPostGIS"]),
         .library(name: "PlaceSources", targets: ["PlaceSources"]),
+        .library(name: "Streets", targets: ["Streets"]),
         .library(name: "Map", targets: ["Map"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Replay", targets: ["Replay"]),
@@ -125,17 +126,19 @@ let package = Package(
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
         .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
+        // The street network's shared layer: addresses (and their search) from OpenStreetMap's addr:* tags.
+        .target(name: "Streets", dependencies: ["Geodesy", "Places", "PlacesOSM"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .target(name: "BenchmarkWorkload", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map", "SpatialIndex", "Replay"], swiftSettings: strict),
         .target(name: "Batches", dependencies: ["ChildProcess", "Traces", "Places", "Proximity", "Replay"], swiftSettings: strict),
-        .target(name: "CoreLocation", dependencies: ["Geodesy", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))],
+        .target(name: "CoreLocation", dependencies: ["Geodesy", "Streets", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))],
                 swiftSettings: strict),
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map"], swiftSettings: strict),
-        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
+        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "Streets", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
@@ -144,7 +147,7 @@ let package = Package(
                 "Geodesy", "Traces", "LocationSimulation", "Places", "Proximity", "Map", "Replay", "PlacesOSM", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Serve", "Batches", "BenchmarkWorkload", "RunFiles",
+                "Serve", "Batches", "BenchmarkWorkload", "RunFiles", "Streets",
             ],
             swiftSettings: strict
         ),
@@ -152,6 +155,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
+        .testTarget(name: "StreetsTests", dependencies: ["TestSupport", "Streets", "PlacesOSM", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "GEOSTests", dependencies: ["TestSupport", "GEOS", "Geodesy"], swiftSettings: strict),
@@ -168,7 +172,7 @@ let package = Package(
         .testTarget(name: "ScenariosTests", dependencies: ["TestSupport", "Scenarios", "Map", "Proximity", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "StrollTestingTests", dependencies: ["TestSupport", "StrollTesting", "Replay", "Proximity", "Traces", "Geodesy"],
                     exclude: ["__Goldens__"], swiftSettings: strict),
-        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
+        .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "Streets", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
         .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),

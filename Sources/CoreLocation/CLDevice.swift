@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Streets
 import Synchronization
 
 /// The device behind every `CLLocationManager`: what a phone's location
@@ -30,6 +31,14 @@ public protocol CLLocationDevice: AnyObject, Sendable {
     /// Heading updates, a service of their own beside location updates.
     func startUpdatingHeading(for manager: CLLocationManager)
     func stopUpdatingHeading(for manager: CLLocationManager)
+    /// The addresses `CLGeocoder` answers from; `nil` (the default) for a
+    /// device offline, whose geocodes fail with `CLError.network`.
+    var addresses: AddressIndex? { get }
+}
+
+extension CLLocationDevice {
+    /// A device offline: no addresses to geocode with.
+    public var addresses: AddressIndex? { nil }
 }
 
 extension CLLocationDevice {

@@ -75,6 +75,9 @@ def public_symbols(bin_path, triple, module, out_dir):
         sys.exit(f"error: {modules}/{module}.swiftmodule not found: build first (swift build --build-tests)")
     # The C targets of dependencies (OpenCombine's helpers) are found by their module maps.
     maps = sorted(glob.glob(os.path.join(bin_path, "*.build", "module.modulemap")))
+    # And the system libraries' (zlib, GEOS: CoreLocation's geocoder reads OpenStreetMap through PlacesOSM).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    maps += sorted(glob.glob(os.path.join(root, "Sources", "C*", "module.modulemap")))
     command = [symbolgraph_tool(), "-module-name", module, "-target", triple, "-I", modules,
                *[arg for m in maps for arg in ("-Xcc", f"-fmodule-map-file={m}")],
                "-output-dir", out_dir, "-minimum-access-level", "public", "-skip-synthesized-members"]
