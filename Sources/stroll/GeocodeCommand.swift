@@ -21,6 +21,11 @@ struct GeocodeCommand: ParsableCommand {
         locality, postalCode, country, isoCountryCode, lat, lon and osm (node/ID or way/ID); \
         no result is an empty list and exit 0.
 
+        Many lookups at once: --reverse - or the ADDRESS - (with --json) reads one LAT,LON \
+        or one address a line from standard input and writes one JSON list a line. A line \
+        that cannot be read gets null and an error on standard error naming its line \
+        number; the other lines are still answered and the exit code is then 65.
+
         Examples:
           stroll geocode --osm monaco-latest.osm.pbf --reverse 43.7384,7.4246 --json
           stroll geocode --osm monaco-latest.osm.pbf "2 Avenue de la Madone, Monaco"
@@ -48,9 +53,17 @@ struct GeocodeCommand: ParsableCommand {
     }
 
     func run() throws {
+        if reverse == "-" || address == "-" {
+            guard json else { throw failure("error: reading lookups from standard input (-) needs --json", StrollExit.usage) }
+            return try answerEachLine(reverse: reverse != nil)
+        }
         let found: [Address]
         if let reverse {
-            let point = try Self.coordinate(reverse)
+            let point: Coordinate
+            switch Self.coordinate(reverse) {
+            case .success(let p): point = p
+            case .failure(let e): throw failure("error: \(e.reason)", StrollExit.badInput)
+            }
             let index = try load()
             found = index.nearest(to: point, within: radius).map { [$0.address] } ?? []
         } else {
@@ -71,6 +84,38 @@ struct GeocodeCommand: ParsableCommand {
         }
     }
 
+    /// One lookup per line of standard input, one JSON list per line of output.
+    private func answerEachLine(reverse: Bool) throws {
+        let index = try load()
+        var failed = false
+        var lineNumber = 0
+        while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
+            let found: [Address]
+            if reverse {
+                switch Self.coordinate(line) {
+                case .success(let point):
+                    found = index.nearest(to: point, within: radius).map { [$0.address] } ?? []
+                case .failure(let e):
+                    printError("stdin:\(lineNumber): \(e.reason)")
+                    failed = true
+                    print("null")
+                    continue
+                }
+            } else {
+                guard !AddressText.tokens(line).isEmpty else {
+                    printError("stdin:\(lineNumber): an address with no letter or digit to look for")
+                    failed = true
+                    print("null")
+                    continue
+                }
+                found = index.search(line)
+            }
+            print(JSON.array(found.map(Self.placemark)).text)
+        }
+        if failed { throw StrollExit.badInput }
+    }
+
     private func load() throws -> AddressIndex {
         do {
             return try AddressIndex.load(osm: osm)
@@ -79,16 +124,21 @@ struct GeocodeCommand: ParsableCommand {
         }
     }
 
-    /// `LAT,LON` in degrees.
-    static func coordinate(_ text: String) throws -> Coordinate {
+    /// Why a lookup's input cannot be read.
+    struct InputError: Error {
+        var reason: String
+    }
+
+    /// `LAT,LON` in degrees, or why not.
+    static func coordinate(_ text: String) -> Result<Coordinate, InputError> {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else {
-            throw failure("error: --reverse takes LAT,LON in degrees (for example 43.7384,7.4246), not \"\(text)\"", StrollExit.badInput)
+            return .failure(InputError(reason: "--reverse takes LAT,LON in degrees (for example 43.7384,7.4246), not \"\(text)\""))
         }
         do {
-            return try Coordinate(latitude: lat, longitude: lon)
+            return .success(try Coordinate(latitude: lat, longitude: lon))
         } catch {
-            throw failure("error: --reverse \(text): \(error)", StrollExit.badInput)
+            return .failure(InputError(reason: "--reverse \(text): \(error)"))
         }
     }
 
