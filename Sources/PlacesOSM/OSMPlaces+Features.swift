@@ -8,19 +8,23 @@ import Places
 /// extract.
 public struct OSMTaggedFeature: Equatable, Sendable {
     /// `node` or `way`.
-    public enum Kind: Int, Comparable, Sendable {
-        case node = 0, way = 1
-
-        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    public enum Kind: Int, Sendable {
+        /// A node: a point.
+        case node = 0
+        /// A way: a line, or an area when closed.
+        case way = 1
     }
 
+    /// Whether it is a node or a way.
     public var kind: Kind
+    /// Its OpenStreetMap id (unique among elements of its kind).
     public var id: Int64
     /// Every tag, by key (the first of a key given twice).
     public var tags: [String: String]
     /// A node's position; a way's centroid, as ``OSMPlaces`` places a way.
     public var coordinate: Coordinate
 
+    /// A feature as a reader found it.
     public init(kind: Kind, id: Int64, tags: [String: String], coordinate: Coordinate) {
         self.kind = kind
         self.id = id

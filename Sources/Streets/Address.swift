@@ -46,7 +46,10 @@ public struct Address: Equatable, Sendable {
 
     /// The kind of element an address stands on.
     public enum ElementKind: String, Sendable {
-        case node, way
+        /// A node: an entrance, a shop, a house drawn as a point.
+        case node
+        /// A way: mostly a building's outline.
+        case way
     }
 
     /// What a placemark is called: the element's `name`, else ``streetLine``.

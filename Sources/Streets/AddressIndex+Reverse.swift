@@ -8,7 +8,7 @@ extension AddressIndex {
     public static let defaultReverseRadius = 100.0
 
     /// The nearest address to `coordinate` by the WGS84 geodesic (Karney's
-    /// method, ``Geodesy/Geodesic``), if one is within `radius` metres; of
+    /// method, `Geodesy`'s `Geodesic`), if one is within `radius` metres; of
     /// addresses at the same distance, a node before a way, then the lower id.
     ///
     /// Only the addresses in a latitude band and a longitude window are
