@@ -30,6 +30,8 @@ nodes missing from the extract are left out, as Stroll leaves them out.
   house number and street; thoroughfare; subThoroughfare; locality;
   postalCode; isoCountryCode) and its position the oracle's (nodes to the
   1e-7 degree unit, ways within 1 mm).
+- The same extract written as `.osm` XML by pyosmium must give exactly the
+  same answers.
 
 `--selftest` runs the comparison against Tests/IntegrationTests/perturbed_stroll.py
 (Stroll answering one reverse lookup with the next point's address, dropping
@@ -228,7 +230,7 @@ def check_placemark(p, by_osm, where):
         assert off <= CENTROID_M, f"{where}: {p['osm']}'s centroid is {off:.4f} m from the oracle's"
 
 
-def compare(stroll, osm, addresses):
+def compare(stroll, osm, addresses, xml=None):
     by_osm = {a["osm"]: a for a in addresses}
     stats = {"addresses": len(addresses), "ways": sum(a["kind"] for a in addresses)}
 
@@ -242,7 +244,7 @@ def compare(stroll, osm, addresses):
         a = rng.choice(addresses)
         moved = Geodesic.WGS84.Direct(a["lat"], a["lon"], rng.uniform(-180, 180), rng.uniform(0, NEAR_M))
         points.append((moved["lat2"], moved["lon2"]))
-    answers = lookups(stroll, osm, [f"{lat!r},{lon!r}" for lat, lon in points], reverse=True)
+    answers = reverse_answers = lookups(stroll, osm, [f"{lat!r},{lon!r}" for lat, lon in points], reverse=True)
     found = ties = 0
     for (lat, lon), answer in zip(points, answers):
         where = f"reverse {lat!r},{lon!r}"
@@ -283,6 +285,12 @@ def compare(stroll, osm, addresses):
         for p in answer:
             check_placemark(p, by_osm, where)
     stats.update(queries=len(queries), results=sum(len(a) for a in answers))
+    # The same extract as .osm XML (written by pyosmium) must answer exactly as the PBF.
+    if xml:
+        assert lookups(stroll, xml, [f"{lat!r},{lon!r}" for lat, lon in points], reverse=True) == reverse_answers, \
+            f"{xml}: the XML extract's reverse answers differ from the PBF's"
+        assert lookups(stroll, xml, [q for q, _ in queries], reverse=False) == answers, \
+            f"{xml}: the XML extract's forward answers differ from the PBF's"
     for (query, _), answer in zip(queries[:ONE_BY_ONE], answers):
         alone = one(stroll, osm, query)
         assert alone == answer, f"\"{query}\" alone gave {alone}, among many {answer}"
@@ -300,10 +308,16 @@ def main():
     reader.apply_file(osm, locations=True)
     addresses = reader.found
     if not only_selftest:
-        stats = compare(stroll, osm, addresses)
+        with tempfile.TemporaryDirectory() as folder:
+            xml = os.path.join(folder, "monaco.osm")
+            writer = osmium.SimpleWriter(xml)
+            for o in osmium.FileProcessor(osm):
+                writer.add(o)
+            writer.close()
+            stats = compare(stroll, osm, addresses, xml)
         print(f"check_geocode: {osm}: {stats['addresses']} addresses ({stats['ways']} ways); reverse: {stats['points']} points, "
               f"{stats['found']} with the nearest address within {RADIUS_M:g} m ({stats['ties']} ties), {stats['empty']} with none; "
-              f"forward: {stats['queries']} queries, {stats['results']} placemarks, each equal to the oracle's "
+              f"forward: {stats['queries']} queries, {stats['results']} placemarks, each equal to the oracle's; the XML extract's the same "
               f"({time.time() - start:.1f} s)")
     with tempfile.TemporaryDirectory() as folder:
         must_fail(stroll, [("geocode-other-address", "the nearest address is"),
