@@ -125,7 +125,7 @@ let package = Package(
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
-        .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
+        .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "Streets"], swiftSettings: strict),
         // The street network's shared layer: addresses (and their search) from OpenStreetMap's addr:* tags.
         .target(name: "Streets", dependencies: ["Geodesy", "Places", "PlacesOSM"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesTests", dependencies: ["TestSupport", "Places"], swiftSettings: strict),
-        .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage"], swiftSettings: strict),
+        .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage", "Streets"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["TestSupport", "ChildProcess"], swiftSettings: strict),
         .testTarget(name: "SpatialIndexTests", dependencies: ["TestSupport", "SpatialIndex", "Geodesy"], swiftSettings: strict),

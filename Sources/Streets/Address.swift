@@ -25,13 +25,24 @@ public struct Address: Equatable, Sendable {
     public var countryCode: String?
     /// A node's position; a way's centroid (see ``AddressIndex``).
     public var coordinate: Coordinate
-    /// Node before way, then by id: the order of results that are otherwise equal.
-    let order: ElementOrder
+    /// Node before way, then by id (another source's features after both, by
+    /// their sequence): the order of results that are otherwise equal.
+    var order: ElementOrder
 
-    /// An address of the element `kind`/`number` (`kind` `node` or `way`).
+    /// An address of the OpenStreetMap element `kind`/`number`.
     public init(kind: ElementKind, number: Int64, name: String? = nil, houseNumber: String? = nil, street: String, city: String? = nil,
                 suburb: String? = nil, postcode: String? = nil, state: String? = nil, countryCode: String? = nil, coordinate: Coordinate) {
-        id = "\(kind.rawValue)/\(number)"
+        self.init(id: "\(kind.rawValue)/\(number)", sequence: number, name: name, houseNumber: houseNumber, street: street, city: city,
+                  suburb: suburb, postcode: postcode, state: state, countryCode: countryCode, coordinate: coordinate)
+        order = ElementOrder(rank: kind == .node ? 0 : 1, number: number)
+    }
+
+    /// An address of another source: `id` as the source names the feature
+    /// (`addresses/17`, a GeoPackage layer's feature 17), `sequence` its place
+    /// among results that are otherwise equal (the feature id).
+    public init(id: String, sequence: Int64, name: String? = nil, houseNumber: String? = nil, street: String, city: String? = nil,
+                suburb: String? = nil, postcode: String? = nil, state: String? = nil, countryCode: String? = nil, coordinate: Coordinate) {
+        self.id = id
         self.name = name
         self.houseNumber = houseNumber
         self.street = street
@@ -41,7 +52,7 @@ public struct Address: Equatable, Sendable {
         self.state = state
         self.countryCode = countryCode
         self.coordinate = coordinate
-        order = ElementOrder(kind: kind, number: number)
+        order = ElementOrder(rank: 2, number: sequence)
     }
 
     /// The kind of element an address stands on.
@@ -68,13 +79,12 @@ public struct Address: Equatable, Sendable {
     }
 }
 
-/// Node before way, then by id.
+/// Node (rank 0) before way (1) before another source's feature (2), then by id.
 struct ElementOrder: Comparable, Hashable, Sendable {
-    var kind: Address.ElementKind
+    var rank: Int
     var number: Int64
 
     static func < (a: ElementOrder, b: ElementOrder) -> Bool {
-        if a.kind != b.kind { return a.kind == .node }
-        return a.number < b.number
+        (a.rank, a.number) < (b.rank, b.number)
     }
 }

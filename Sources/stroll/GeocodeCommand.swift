@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Geodesy
+import PlaceSources
 import PlacesOSM
 import Streets
 import Traces
@@ -11,7 +12,8 @@ struct GeocodeCommand: ParsableCommand {
         abstract: "Find addresses in an OpenStreetMap extract: the nearest to a point, or those an address string names.",
         discussion: """
         Addresses are the nodes and ways with addr:street or addr:place (a way at its \
-        centroid). --reverse LAT,LON gives the nearest address by the WGS84 geodesic within \
+        centroid); or, with --addresses FILE.gpkg[#LAYER], a GeoPackage point layer's \
+        features with a street column (docs/Geocoding.md names the columns read). --reverse LAT,LON gives the nearest address by the WGS84 geodesic within \
         --radius metres (100 by default), or none. An ADDRESS is matched without case or \
         accents: its street (or a building's name) as consecutive words, its house number, \
         and optionally the city, suburb, postcode, state or country code; every match is \
@@ -33,7 +35,10 @@ struct GeocodeCommand: ParsableCommand {
     )
 
     @Option(help: "The OpenStreetMap extract (.osm.pbf or .osm XML) whose addresses answer.")
-    var osm: String
+    var osm: String?
+
+    @Option(help: "Instead of --osm, any address source: an extract, or a GeoPackage point layer (FILE.gpkg or FILE.gpkg#LAYER).")
+    var addresses: String?
 
     @Option(parsing: .unconditional, help: "Reverse geocode: the nearest address to LAT,LON (degrees; a negative latitude too).")
     var reverse: String?
@@ -48,6 +53,7 @@ struct GeocodeCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        guard (osm == nil) != (addresses == nil) else { throw ValidationError("give either --osm FILE or --addresses SOURCE") }
         guard (reverse == nil) != (address == nil) else { throw ValidationError("give either --reverse LAT,LON or an ADDRESS, not both or neither") }
         guard radius >= 0, radius.isFinite else { throw ValidationError("--radius must be 0 metres or more") }
     }
@@ -117,10 +123,14 @@ struct GeocodeCommand: ParsableCommand {
     }
 
     private func load() throws -> AddressIndex {
+        let source = osm ?? addresses ?? ""
+        if osm != nil, !OSMPlaces.isExtract(source) {
+            throw failure("error: \(source): --osm takes an OpenStreetMap extract (.osm.pbf, .osm); a GeoPackage goes with --addresses", StrollExit.usage)
+        }
         do {
-            return try AddressIndex.load(osm: osm)
+            return try AddressSources.load(source)
         } catch {
-            throw failure("error: \(error.description)", error.unreadable ? StrollExit.missingInput : StrollExit.badInput)
+            throw failure(error.message, SimulationOptions.exitCode(error.kind))
         }
     }
 
