@@ -75,6 +75,46 @@ public final class CLGeocoder: NSObject, Sendable {
         try await answer { geocodeAddressString(addressString, completionHandler: $0) }
     }
 
+    /// As ``reverseGeocodeLocation(_:completionHandler:)``: the placemark's
+    /// words are the extract's as its tags write them, whatever the locale.
+    public func reverseGeocodeLocation(_ location: CLLocation, preferredLocale locale: Locale?,
+                                       completionHandler: @escaping CLGeocodeCompletionHandler) {
+        reverseGeocodeLocation(location, completionHandler: completionHandler)
+    }
+
+    /// As ``reverseGeocodeLocation(_:)``, whatever the locale.
+    public func reverseGeocodeLocation(_ location: CLLocation, preferredLocale locale: Locale?) async throws -> [CLPlacemark] {
+        try await reverseGeocodeLocation(location)
+    }
+
+    /// As ``geocodeAddressString(_:completionHandler:)``, with a region as a
+    /// hint: the addresses inside a `CLCircularRegion` come first, then the others.
+    public func geocodeAddressString(_ addressString: String, in region: CLRegion?, completionHandler: @escaping CLGeocodeCompletionHandler) {
+        let hint = (region as? CLCircularRegion).flatMap { circle in
+            (try? Coordinate(latitude: circle.center.latitude, longitude: circle.center.longitude)).map { ($0, circle.radius) }
+        }
+        start(completionHandler) { index in
+            guard let (center, radius) = hint else { return index.search(addressString) }
+            return index.search(addressString, preferringWithin: radius, of: center)
+        }
+    }
+
+    /// As ``geocodeAddressString(_:in:completionHandler:)``, whatever the locale.
+    public func geocodeAddressString(_ addressString: String, in region: CLRegion?, preferredLocale locale: Locale?,
+                                     completionHandler: @escaping CLGeocodeCompletionHandler) {
+        geocodeAddressString(addressString, in: region, completionHandler: completionHandler)
+    }
+
+    /// As ``geocodeAddressString(_:in:completionHandler:)``; cancelling the task cancels the request.
+    public func geocodeAddressString(_ addressString: String, in region: CLRegion?) async throws -> [CLPlacemark] {
+        try await answer { geocodeAddressString(addressString, in: region, completionHandler: $0) }
+    }
+
+    /// As ``geocodeAddressString(_:in:)``, whatever the locale.
+    public func geocodeAddressString(_ addressString: String, in region: CLRegion?, preferredLocale locale: Locale?) async throws -> [CLPlacemark] {
+        try await geocodeAddressString(addressString, in: region)
+    }
+
     /// Cancels the pending request, if any: its completion handler gets `CLError.geocodeCanceled`.
     public func cancelGeocode() {
         guard let pending = state.withLock({ state in

@@ -1,4 +1,5 @@
 import Foundation
+import Geodesy
 
 extension AddressIndex {
     /// The addresses `query` names, best first.
@@ -33,6 +34,15 @@ extension AddressIndex {
             return x.order < y.order
         }
         return found.map { addresses[$0.index] }
+    }
+
+    /// The addresses `query` names, as ``search(_:)`` orders them, except that
+    /// those within `radius` metres of `center` (by the WGS84 geodesic) come
+    /// first: a region given as a hint, as `CLGeocoder` takes one.
+    public func search(_ query: String, preferringWithin radius: Double, of center: Coordinate) -> [Address] {
+        let found = search(query)
+        let inside = found.map { Geodesic.wgs84.inverse(center, $0.coordinate).distance <= radius }
+        return zip(found, inside).filter(\.1).map(\.0) + zip(found, inside).filter { !$0.1 }.map(\.0)
     }
 
     /// How well an address matched: its house number given or not, by street or by name.

@@ -103,6 +103,25 @@ struct GeocoderTests {
         #expect(try await geocoder.reverseGeocodeLocation(boulevardDeSuisse).count == 1)
     }
 
+    @Test("a region is a hint: the addresses inside a circle come first; a preferred locale changes nothing")
+    func regionAndLocale() async throws {
+        let geocoder = CLGeocoder(addresses: try #require(monacoAddresses))
+        let plain = try await geocoder.geocodeAddressString("4 avenue de la madone").map(\.name)
+        #expect(plain == ["Metropole", "Yoshi"])
+        // 20 m around Yoshi (43.7405291, 7.4279678), 43 m from the Metropole.
+        let near = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 43.7405291, longitude: 7.4279678), radius: 20, identifier: "yoshi")
+        #expect(try await geocoder.geocodeAddressString("4 avenue de la madone", in: near).map(\.name) == ["Yoshi", "Metropole"])
+        #expect(try await geocoder.geocodeAddressString("4 avenue de la madone", in: near, preferredLocale: Locale(identifier: "de_DE")).map(\.name)
+            == ["Yoshi", "Metropole"])
+        #expect(try await geocoder.geocodeAddressString("4 avenue de la madone", in: nil).map(\.name) == plain)
+        let viaHandler = await completion { geocoder.geocodeAddressString("4 avenue de la madone", in: near, preferredLocale: nil, completionHandler: $0) }
+        #expect(viaHandler.placemarks?.map(\.name) == ["Yoshi", "Metropole"])
+        let reverse = try await geocoder.reverseGeocodeLocation(boulevardDeSuisse, preferredLocale: Locale(identifier: "ja_JP"))
+        #expect(reverse.map(\.name) == ["Croix-Rouge monégasque"])
+        let reverseHandler = await completion { geocoder.reverseGeocodeLocation(boulevardDeSuisse, preferredLocale: nil, completionHandler: $0) }
+        #expect(reverseHandler.placemarks?.map(\.name) == ["Croix-Rouge monégasque"])
+    }
+
     @Test("a placemark copies")
     func copy() async throws {
         let geocoder = CLGeocoder(addresses: try #require(monacoAddresses))

@@ -64,7 +64,7 @@ func temporaryFile(_ text: String, suffix: String) throws -> String {
         #expect(AddressText.tokens("  ,; ") == [])
     }
 
-    @Test func forwardMatchesHouseNumberStreetAndLocality() {
+    @Test func forwardMatchesHouseNumberStreetAndLocality() throws {
         #expect(index.search("12 rue de l'eglise").map(\.id) == ["node/1"])
         #expect(index.search("Rue de l'Église 12, 98000 Monaco MC").map(\.id) == ["node/1"])
         #expect(index.search("14 Rue de l Eglise").map(\.id) == ["way/100"])
@@ -76,6 +76,10 @@ func temporaryFile(_ text: String, suffix: String) throws -> String {
         #expect(index.search("13 rue de l'eglise").isEmpty)
         #expect(index.search("12 rue de l'eglise, Nice").isEmpty)
         #expect(index.search("").isEmpty)
+        // A hint: what lies within 20 m of the way's centre first.
+        let way = try Coordinate(latitude: 43.7401, longitude: 7.4204)
+        #expect(index.search("rue de l'église", preferringWithin: 20, of: way).map(\.id) == ["way/100", "node/1"])
+        #expect(index.search("rue de l'église", preferringWithin: 1, of: try Coordinate(latitude: 0, longitude: 0)).map(\.id) == ["node/1", "way/100"])
     }
 
     @Test func reverseFindsTheNearestWithinTheRadius() throws {
