@@ -31,14 +31,6 @@ public protocol CLLocationDevice: AnyObject, Sendable {
     /// Heading updates, a service of their own beside location updates.
     func startUpdatingHeading(for manager: CLLocationManager)
     func stopUpdatingHeading(for manager: CLLocationManager)
-    /// The addresses `CLGeocoder` answers from; `nil` (the default) for a
-    /// device offline, whose geocodes fail with `CLError.network`.
-    var addresses: AddressIndex? { get }
-}
-
-extension CLLocationDevice {
-    /// A device offline: no addresses to geocode with.
-    public var addresses: AddressIndex? { nil }
 }
 
 extension CLLocationDevice {
@@ -63,6 +55,17 @@ public enum CLDevice {
     @MainActor public static var current: (any CLLocationDevice)?
 
     private static let liveUpdateRequests = Mutex<[AsyncStream<CLLocationUpdate>.Continuation]>([])
+    private static let installedAddresses = Mutex<AddressIndex?>(nil)
+
+    /// The addresses a `CLGeocoder` made with `init()` answers from: the
+    /// installed device's (StrollSimulation's `SimulatedDevice` sets its own
+    /// as it is installed); `nil` for a phone offline, whose geocodes fail
+    /// with `CLError.network`. Read and set from any thread, so that a request
+    /// takes the addresses of the moment it is made.
+    public static var addresses: AddressIndex? {
+        get { installedAddresses.withLock { $0 } }
+        set { installedAddresses.withLock { $0 = newValue } }
+    }
 
     /// `CLLocationUpdate.liveUpdates()` sequences made since the device last
     /// asked; the device feeds each from the moment it takes it, before any

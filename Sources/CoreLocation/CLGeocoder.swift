@@ -12,9 +12,8 @@ public typealias CLGeocodeCompletionHandler = @MainActor ([CLPlacemark]?, (any E
 /// question gets the same answer on every run.
 ///
 /// The index is the one this geocoder was made with (`init(addresses:)`),
-/// else the installed device's when the request is made
-/// (`CLLocationDevice.addresses`, which StrollSimulation's `SimulatedDevice`
-/// is given). With neither, every
+/// else the installed device's when the request is made (`CLDevice.addresses`,
+/// which StrollSimulation's `SimulatedDevice` sets). With neither, every
 /// request fails with `CLError.network`, as iOS's does offline; a request
 /// that finds nothing fails with `CLError.geocodeFoundNoResult`.
 ///
@@ -135,11 +134,11 @@ public final class CLGeocoder: NSObject, Sendable {
             Task { @MainActor in handler(nil, CLError(.geocodeCanceled)) }
             return
         }
-        // The device installed when the request is made, read at once on the main actor.
-        let source = source ?? (Thread.isMainThread ? MainActor.assumeIsolated { CLDevice.current?.addresses } : nil)
+        // The addresses of the moment the request is made.
+        let chosen = source ?? CLDevice.addresses
         Task { @MainActor in
             let result: Result<[CLPlacemark], CLError>
-            if let index = source ?? CLDevice.current?.addresses {
+            if let index = chosen {
                 let found = lookup(index)
                 result = found.isEmpty ? .failure(CLError(.geocodeFoundNoResult)) : .success(found.map(CLPlacemark.init(address:)))
             } else {

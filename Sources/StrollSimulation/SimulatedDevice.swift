@@ -43,7 +43,10 @@ public final class SimulatedDevice: CLLocationDevice {
 
     /// The installed simulation; every manager asks it. Setting it installs it as ``CoreLocation/CLDevice/current``.
     public static var current: SimulatedDevice? {
-        didSet { CLDevice.current = current }
+        didSet {
+            CLDevice.current = current
+            CLDevice.addresses = current?.addresses
+        }
     }
 
     public let trace: Trace
@@ -57,8 +60,11 @@ public final class SimulatedDevice: CLLocationDevice {
     public var visitSettings = VisitSettings()
     /// The addresses every `CLGeocoder` made with `init()` answers from, as
     /// `AddressIndex.load(osm:)` reads them from an OpenStreetMap extract;
-    /// `nil` (the default) for a phone offline: geocodes fail with `CLError.network`.
-    public var addresses: AddressIndex?
+    /// `nil` (the default) for a phone offline: geocodes fail with
+    /// `CLError.network`. The installed device's are `CLDevice.addresses`.
+    public var addresses: AddressIndex? {
+        didSet { if SimulatedDevice.current === self { CLDevice.addresses = addresses } }
+    }
     /// The walk's first and last fix, seconds since 1970.
     public let startTime: Double
     public let endTime: Double
