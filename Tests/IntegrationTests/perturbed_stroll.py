@@ -23,6 +23,12 @@ runs `STROLL ARGS...` and changes its result by MODE:
 - `move-gpkg-point` (`places convert IN OUT.gpkg`): the first feature of the
   GeoPackage's first feature table moved 1e-7 degrees north (11 mm), in the
   point's WKB (the envelope in the header is left as it was).
+- `geocode-other-address` (`geocode --reverse - --json`): the first
+  non-empty answer replaced by the next different one.
+- `geocode-drop-result` (`geocode - --json`): the last placemark of the
+  first non-empty answer removed.
+- `geocode-rename-street` (`geocode - --json`): the first placemark's
+  thoroughfare given " Nord" at its end.
 
 - `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
 - `route-drop-node` (`route --json`): the middle node of `nodes` removed.
@@ -178,12 +184,33 @@ def off_route(stroll, args):
     return child.wait()
 
 
+def geocode(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stderr.write(r.stderr)
+    batch = "-" in args and "--json" in args and (mode == "geocode-other-address") == ("--reverse" in args)
+    if r.returncode != 0 or not batch:
+        sys.stdout.write(r.stdout)
+        return r.returncode
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    first = next(i for i, a in enumerate(answers) if a)
+    if mode == "geocode-other-address":
+        answers[first] = next(a for a in answers[first + 1:] if a and a[0]["osm"] != answers[first][0]["osm"])
+    elif mode == "geocode-drop-result":
+        answers[first] = answers[first][:-1]
+    else:
+        answers[first][0]["thoroughfare"] += " Nord"
+    sys.stdout.write("".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) + "\n" for a in answers))
+    return 0
+
+
 def main():
     stroll, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     if mode == "replay-off-route":
         sys.exit(off_route(stroll, args))
     if mode in ("route-longer", "route-drop-node"):
         sys.exit(route(stroll, mode, args))
+    if mode.startswith("geocode-"):
+        sys.exit(geocode(stroll, mode, args))
     if mode in ("swap-rows", "drop-row", "rename-row"):
         sys.exit(ranking(stroll, mode, args))
     if mode == "move-gpkg-point":
