@@ -159,13 +159,19 @@ def route(stroll, mode, args):
     if r.returncode != 0 or "--json" not in args:
         sys.stdout.write(r.stdout)
         return r.returncode
-    answer = json.loads(r.stdout)
-    if mode == "route-longer":
-        answer["distance_m"] *= 1.002
-    elif len(answer["nodes"]) >= 3:
-        dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
-        sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
-    sys.stdout.write(json.dumps(answer) + "\n")
+    # One answer a line (`stroll route -` answers a pair a line): the first route that can be is changed.
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    for answer in answers:
+        if "error" in answer:
+            continue
+        if mode == "route-longer":
+            answer["distance_m"] *= 1.002
+            break
+        if len(answer["nodes"]) >= 3:
+            dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
+            sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
+            break
+    sys.stdout.write("".join(json.dumps(a) + "\n" for a in answers))
     return 0
 
 
