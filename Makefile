@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -193,6 +193,14 @@ test-ray: build $(RAYENV)/ready
 test-osm: build $(PYENV)/ready-2
 	@$(APT_NEED) osmium-tool
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_osm.py $(STROLL)
+
+# `stroll geocode` against pyosmium's reading of the Monaco extract and
+# GeographicLib's distances: 300 reverse lookups (the nearest address within
+# 100 m, or none), every numbered address looked up forward by the rule of
+# docs/Geocoding.md, every placemark's fields; then shown failing on a
+# perturbed stroll (Tests/IntegrationTests/geocode/check_geocode.py).
+test-geocode: build $(PYENV)/ready-osmium $(PYENV)/ready-geographiclib
+	$(PYENV)/bin/python Tests/IntegrationTests/geocode/check_geocode.py $(STROLL)
 
 # Visits (`stroll replay --visits`) against trackintel's sliding stay-point
 # rule on the replay's own fixes (bold-street-long-stop three ways and

@@ -125,20 +125,20 @@ let package = Package(
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
-        .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS"], swiftSettings: strict),
-        // The walking network from OpenStreetMap and shortest routes on it.
-        .target(name: "Streets", dependencies: ["Geodesy", "PlacesOSM", "Traces"], swiftSettings: strict),
+        .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "Streets"], swiftSettings: strict),
+        // The street side of OpenStreetMap: the walking network and shortest routes, addresses and their search.
+        .target(name: "Streets", dependencies: ["Geodesy", "Places", "PlacesOSM", "Traces"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),
         .target(name: "Replay", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .target(name: "RunFiles", dependencies: ["Replay", "PlacesGeoPackage", "Proximity", "Traces"], swiftSettings: strict),
         .target(name: "BenchmarkWorkload", dependencies: ["Geodesy", "Traces", "LocationSimulation", "Proximity", "Map", "SpatialIndex", "Replay"], swiftSettings: strict),
         .target(name: "Batches", dependencies: ["ChildProcess", "Traces", "Places", "Proximity", "Replay"], swiftSettings: strict),
-        .target(name: "CoreLocation", dependencies: ["Geodesy", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))],
+        .target(name: "CoreLocation", dependencies: ["Geodesy", "Streets", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux]))],
                 swiftSettings: strict),
         // The live server: gpsd's protocol, NMEA over TCP and the web view, on POSIX sockets polled by one thread.
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map", "Streets"], swiftSettings: strict),
-        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
+        .target(name: "StrollSimulation", dependencies: ["CoreLocation", "Streets", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
         .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
@@ -155,14 +155,14 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesOSMTests", dependencies: ["TestSupport", "PlacesOSM", "Proximity"], swiftSettings: strict),
-        .testTarget(name: "StreetsTests", dependencies: ["TestSupport", "Streets", "Geodesy", "Traces"], swiftSettings: strict),
+        .testTarget(name: "StreetsTests", dependencies: ["TestSupport", "Streets", "PlacesOSM", "Geodesy", "Traces"], swiftSettings: strict),
         .testTarget(name: "PlacesPostGISTests", dependencies: ["PlacesPostGIS"], swiftSettings: strict),
         .testTarget(name: "PlacesGeoPackageTests", dependencies: ["TestSupport", "PlacesGeoPackage", "Proximity", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "GEOSTests", dependencies: ["TestSupport", "GEOS", "Geodesy"], swiftSettings: strict),
         .testTarget(name: "TracesTests", dependencies: ["TestSupport", "Traces", "Geodesy", "ChildProcess"], exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(name: "LocationSimulationTests", dependencies: ["TestSupport", "LocationSimulation", "Traces", "Geodesy"], exclude: ["Reference"], swiftSettings: strict),
         .testTarget(name: "PlacesTests", dependencies: ["TestSupport", "Places"], swiftSettings: strict),
-        .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage"], swiftSettings: strict),
+        .testTarget(name: "PlaceSourcesTests", dependencies: ["TestSupport", "PlaceSources", "Places", "PlacesOSM", "PlacesGeoPackage", "Streets"], swiftSettings: strict),
         .testTarget(name: "ProximityTests", dependencies: ["TestSupport", "Proximity", "LocationSimulation", "Traces", "Geodesy"], resources: [.copy("Expected")], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["TestSupport", "ChildProcess"], swiftSettings: strict),
         .testTarget(name: "SpatialIndexTests", dependencies: ["TestSupport", "SpatialIndex", "Geodesy"], swiftSettings: strict),
@@ -174,7 +174,7 @@ let package = Package(
                     exclude: ["__Goldens__"], swiftSettings: strict),
         .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism", "Streets"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
-        .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces"],
+        .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces", "Streets"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "Serve", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy"],
                     swiftSettings: strict),

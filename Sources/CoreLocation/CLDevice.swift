@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Streets
 import Synchronization
 
 /// The device behind every `CLLocationManager`: what a phone's location
@@ -54,6 +55,17 @@ public enum CLDevice {
     @MainActor public static var current: (any CLLocationDevice)?
 
     private static let liveUpdateRequests = Mutex<[AsyncStream<CLLocationUpdate>.Continuation]>([])
+    private static let installedAddresses = Mutex<AddressIndex?>(nil)
+
+    /// The addresses a `CLGeocoder` made with `init()` answers from: the
+    /// installed device's (StrollSimulation's `SimulatedDevice` sets its own
+    /// as it is installed); `nil` for a phone offline, whose geocodes fail
+    /// with `CLError.network`. Read and set from any thread, so that a request
+    /// takes the addresses of the moment it is made.
+    public static var addresses: AddressIndex? {
+        get { installedAddresses.withLock { $0 } }
+        set { installedAddresses.withLock { $0 = newValue } }
+    }
 
     /// `CLLocationUpdate.liveUpdates()` sequences made since the device last
     /// asked; the device feeds each from the moment it takes it, before any

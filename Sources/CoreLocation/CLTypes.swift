@@ -123,7 +123,7 @@ public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringCon
         case locationUnknown = 0
         /// The user denied the app location services.
         case denied = 1
-        /// The network was unavailable (never raised: Stroll needs none).
+        /// The network was unavailable (Stroll: a geocode with no address index, as iOS offline).
         case network = 2
         /// The heading could not be determined (Stroll: a fix outside the World
         /// Magnetic Model's dates or range; `SimulatedDevice.headingError` says which).
@@ -136,11 +136,11 @@ public struct CLError: Error, Hashable, Sendable, CustomNSError, CustomStringCon
         case regionMonitoringSetupDelayed = 6
         /// Region events may be late (never raised by Stroll).
         case regionMonitoringResponseDelayed = 7
-        /// A geocode found nothing (geocoding is absent in Stroll).
+        /// A geocode found nothing: no address within the radius, none matching the string.
         case geocodeFoundNoResult = 8
         /// A geocode found part of an answer (absent in Stroll).
         case geocodeFoundPartialResult = 9
-        /// A geocode was cancelled (absent in Stroll).
+        /// A geocode was cancelled (`cancelGeocode()`), or asked while another was pending.
         case geocodeCanceled = 10
         /// Deferred updates failed (absent in Stroll, as in current iOS).
         case deferredFailed = 11

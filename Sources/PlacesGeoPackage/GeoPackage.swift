@@ -64,44 +64,11 @@ public enum GeoPackagePlaces {
     /// Reads a point layer as places. `source` is `FILE.gpkg` (its only
     /// feature layer) or `FILE.gpkg#LAYER`.
     public static func load(_ source: String, nameColumn: String? = nil, groupColumn: String? = nil) throws(GeoPackageError) -> (PlaceSet, Reading) {
-        let (path, named) = split(source)
-        let db = try open(path)
+        let (db, table) = try open(layerOf: source)
+        let (layer, geometryColumn, srsID, columns) = (table.layer, table.geometryColumn, table.srsID, table.columns)
         func bad(_ reason: String, _ kind: GeoPackageError.Kind = .badData) -> GeoPackageError {
             GeoPackageError(file: source, reason: reason, kind: kind)
         }
-        let all = try layers(db, path)
-        let layer: String
-        if let named {
-            guard all.contains(named) else {
-                throw bad("no feature layer \"\(named)\" (layers: \(all.isEmpty ? "none" : all.joined(separator: ", ")))", .usage)
-            }
-            layer = named
-        } else {
-            guard all.count == 1, let only = all.first else {
-                throw bad(all.isEmpty ? "no feature layer" : "\(all.count) feature layers (\(all.joined(separator: ", "))): name one as FILE.gpkg#LAYER", all.isEmpty ? .badData : .usage)
-            }
-            layer = only
-        }
-
-        // The geometry column and its spatial reference system.
-        var geometryColumn = "", srsID: Int64 = 0
-        do {
-            try db.rows("SELECT column_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", [.text(layer)]) { row in
-                geometryColumn = row.text(0) ?? ""
-                srsID = row.int(1)
-            }
-        } catch { throw bad("gpkg_geometry_columns: \(error.message)") }
-        guard !geometryColumn.isEmpty else { throw bad("layer \"\(layer)\" has no geometry column in gpkg_geometry_columns") }
-        try checkSRS(db, srsID, source: source)
-
-        // The columns: chosen, else guessed from their names.
-        var columns: [(name: String, type: String, primaryKey: Bool)] = []
-        do {
-            try db.rows("SELECT name, type, pk FROM pragma_table_info(?)", [.text(layer)]) { row in
-                columns.append((row.text(0) ?? "", (row.text(1) ?? "").uppercased(), row.int(2) > 0))
-            }
-        } catch { throw bad("table \"\(layer)\": \(error.message)") }
-        guard !columns.isEmpty else { throw bad("layer \"\(layer)\" is listed in gpkg_contents but has no table") }
         let names = columns.map(\.name)
         let chosen: PlaceColumns
         do {
@@ -144,6 +111,57 @@ public enum GeoPackagePlaces {
             }
         } catch { throw bad("layer \"\(layer)\": \(error.message)") }
         return (set, reading)
+    }
+
+    /// A feature layer's table: its name, geometry column, spatial reference and columns.
+    struct LayerTable {
+        var layer: String
+        var geometryColumn: String
+        var srsID: Int64
+        var columns: [(name: String, type: String, primaryKey: Bool)]
+    }
+
+    /// The database and the layer `source` names (`FILE.gpkg#LAYER`, or the
+    /// file's only feature layer), its geometry column and SRS checked.
+    static func open(layerOf source: String) throws(GeoPackageError) -> (SQLite, LayerTable) {
+        let (path, named) = split(source)
+        let db = try open(path)
+        func bad(_ reason: String, _ kind: GeoPackageError.Kind = .badData) -> GeoPackageError {
+            GeoPackageError(file: source, reason: reason, kind: kind)
+        }
+        let all = try layers(db, path)
+        let layer: String
+        if let named {
+            guard all.contains(named) else {
+                throw bad("no feature layer \"\(named)\" (layers: \(all.isEmpty ? "none" : all.joined(separator: ", ")))", .usage)
+            }
+            layer = named
+        } else {
+            guard all.count == 1, let only = all.first else {
+                throw bad(all.isEmpty ? "no feature layer" : "\(all.count) feature layers (\(all.joined(separator: ", "))): name one as FILE.gpkg#LAYER", all.isEmpty ? .badData : .usage)
+            }
+            layer = only
+        }
+
+        // The geometry column and its spatial reference system.
+        var geometryColumn = "", srsID: Int64 = 0
+        do {
+            try db.rows("SELECT column_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", [.text(layer)]) { row in
+                geometryColumn = row.text(0) ?? ""
+                srsID = row.int(1)
+            }
+        } catch { throw bad("gpkg_geometry_columns: \(error.message)") }
+        guard !geometryColumn.isEmpty else { throw bad("layer \"\(layer)\" has no geometry column in gpkg_geometry_columns") }
+        try checkSRS(db, srsID, source: source)
+
+        var columns: [(name: String, type: String, primaryKey: Bool)] = []
+        do {
+            try db.rows("SELECT name, type, pk FROM pragma_table_info(?)", [.text(layer)]) { row in
+                columns.append((row.text(0) ?? "", (row.text(1) ?? "").uppercased(), row.int(2) > 0))
+            }
+        } catch { throw bad("table \"\(layer)\": \(error.message)") }
+        guard !columns.isEmpty else { throw bad("layer \"\(layer)\" is listed in gpkg_contents but has no table") }
+        return (db, LayerTable(layer: layer, geometryColumn: geometryColumn, srsID: srsID, columns: columns))
     }
 
     struct BlobError: Error { var message: String }

@@ -156,7 +156,7 @@ public enum OSMPlaces {
     }
 
     /// A way's points (x longitude, y latitude), or why it cannot be drawn.
-    private static func line(_ refs: [Int64], _ locations: [Int64: (Int64, Int64)]) -> Result<[PlanePoint], Reason> {
+    static func line(_ refs: [Int64], _ locations: [Int64: (Int64, Int64)]) -> Result<[PlanePoint], Reason> {
         var points: [PlanePoint] = []
         points.reserveCapacity(refs.count)
         var missing = 0

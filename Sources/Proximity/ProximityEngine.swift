@@ -111,6 +111,12 @@ public struct ProximityEngine {
     private var tieRank: [Int64] = []
     /// The order's one comparison: millimetres above the tie rank (``keyShift`` bits).
     private var keys: [Int64] = []
+    /// The place of each tie rank when no two places share one (ids differ):
+    /// then a key alone names its place, and the keys are sorted as plain
+    /// integers, not through the places' indices. Nil when two share one.
+    private var placeOfTieRank: [Int]?
+    /// The active places' keys in a list's order, kept between updates.
+    private var sortKeys: [Int64] = []
     /// The places' ids and names by index, apart from the rest of each place:
     /// a list's rows read them in ranked order, and these arrays are a fifth
     /// of the places' size (fewer cache misses at thousands of places).
@@ -160,6 +166,12 @@ public struct ProximityEngine {
             tieRank[i] = rank
         }
         keys = Array(repeating: 0, count: places.count)
+        placeOfTieRank = nil
+        if Int(rank) == places.count - 1 {
+            var place = [Int](repeating: 0, count: places.count)
+            for i in places.indices { place[Int(tieRank[i])] = i }
+            placeOfTieRank = place
+        }
         placeIDs = places.map(\.id)
         placeNames = places.map(\.name)
     }
@@ -225,7 +237,15 @@ public struct ProximityEngine {
         let keys = self.keys, tieRank = self.tieRank
         switch sortMode {
         case .distance:
-            candidate.sort { keys[$0] < keys[$1] }
+            if let placeOfTieRank {
+                sortKeys.removeAll(keepingCapacity: true)
+                for i in candidate { sortKeys.append(keys[i]) }
+                Self.sortNearlySorted(&sortKeys)
+                let mask: Int64 = (1 << Self.keyShift) - 1
+                for k in candidate.indices { candidate[k] = placeOfTieRank[Int(sortKeys[k] & mask)] }
+            } else {
+                candidate.sort { keys[$0] < keys[$1] }
+            }
         case .name:
             candidate.sort { tieRank[$0] < tieRank[$1] }
         }
@@ -255,6 +275,31 @@ public struct ProximityEngine {
         orderIsPrevious = true
         previousIDs = ids
         return update
+    }
+
+    /// Sorts `keys`, which start in the previous update's order: between two
+    /// fixes of a walk few places pass one another, so insertion sort does it
+    /// in one pass and a few shifts; past a budget of shifts (a jump across
+    /// the map) the standard library's sort takes over. Distinct keys have
+    /// one sorted order, whichever sort gives it.
+    static func sortNearlySorted(_ keys: inout [Int64]) {
+        let budget = 8 * keys.count + 64
+        let done = keys.withUnsafeMutableBufferPointer { k -> Bool in
+            var shifts = 0
+            for i in k.indices.dropFirst() {
+                let v = k[i]
+                var j = i
+                while j > 0 && k[j - 1] > v {
+                    k[j] = k[j - 1]
+                    j -= 1
+                }
+                k[j] = v
+                shifts &+= i - j
+                if shifts > budget { return false }
+            }
+            return true
+        }
+        if !done { keys.sort() }
     }
 
     /// ``RowDiff`` between two lists of these places by their indices: whether

@@ -39,19 +39,49 @@ public struct RowDiff: Equatable, Sendable {
 
     /// Marks one longest strictly increasing subsequence (patience sorting, O(n log n)).
     static func longestIncreasing(_ values: [Int]) -> [Bool] {
-        var tails: [Int] = []          // index into values of the smallest tail of each length
-        var parent = [Int](repeating: -1, count: values.count)
-        for (i, v) in values.enumerated() {
-            var lo = 0, hi = tails.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+        let n = values.count
+        var keep = [Bool](repeating: false, count: n)
+        guard n > 0 else { return keep }
+        // Patience sorting. `tail[k]` is the index of the smallest last value of an increasing run
+        // of length k + 1 and `tailValue[k]` that value (increasing in k); a value goes where the
+        // first tail not below it is. Between two orders of a walk most rows keep their order, so
+        // that place is looked for from the end, in steps that double, then halved: the same
+        // place a binary search over all the tails finds, in a few steps instead of log n.
+        var parent = [Int](repeating: -1, count: n)
+        var tail = [Int](repeating: 0, count: n), tailValue = [Int](repeating: 0, count: n)
+        var count = 0
+        values.withUnsafeBufferPointer { values in
+            parent.withUnsafeMutableBufferPointer { parent in
+                tail.withUnsafeMutableBufferPointer { tail in
+                    tailValue.withUnsafeMutableBufferPointer { tailValue in
+                        for i in 0..<n {
+                            let v = values[i]
+                            var lo = count
+                            if count > 0 && tailValue[count - 1] >= v {
+                                // tailValue[hi] >= v; find the first such place at or below hi.
+                                var hi = count - 1, step = 1, below = hi - 1
+                                while below >= 0 && tailValue[below] >= v {
+                                    hi = below
+                                    step &*= 2
+                                    below = hi - step
+                                }
+                                var l = max(below + 1, 0)
+                                while l < hi {
+                                    let mid = (l + hi) >> 1
+                                    if tailValue[mid] < v { l = mid + 1 } else { hi = mid }
+                                }
+                                lo = l
+                            }
+                            if lo > 0 { parent[i] = tail[lo - 1] }
+                            tail[lo] = i
+                            tailValue[lo] = v
+                            if lo == count { count += 1 }
+                        }
+                    }
+                }
             }
-            if lo > 0 { parent[i] = tails[lo - 1] }
-            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
         }
-        var keep = [Bool](repeating: false, count: values.count)
-        var k = tails.last ?? -1
+        var k = count > 0 ? tail[count - 1] : -1
         while k >= 0 {
             keep[k] = true
             k = parent[k]

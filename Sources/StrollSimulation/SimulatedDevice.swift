@@ -4,6 +4,7 @@ import Foundation
 import Geodesy
 import Geomagnetism
 import LocationSimulation
+import Streets
 import Traces
 
 /// The device's part, as Xcode's scheme location plays it: the walk every
@@ -29,7 +30,8 @@ import Traces
 /// whose course is known, from the walk's course and the World Magnetic
 /// Model's declination there (``startUpdatingHeading(for:)``, docs/Heading.md).
 /// Visit monitoring detects stays in the device's own fixes by
-/// ``visitSettings`` (docs/Visits.md).
+/// ``visitSettings`` (docs/Visits.md). `CLGeocoder` answers from
+/// ``addresses`` (docs/Geocoding.md); with none, geocodes fail as iOS's do offline.
 @MainActor
 public final class SimulatedDevice: CLLocationDevice {
     /// Metres the device must have moved from the last significant-change
@@ -41,7 +43,10 @@ public final class SimulatedDevice: CLLocationDevice {
 
     /// The installed simulation; every manager asks it. Setting it installs it as ``CoreLocation/CLDevice/current``.
     public static var current: SimulatedDevice? {
-        didSet { CLDevice.current = current }
+        didSet {
+            CLDevice.current = current
+            CLDevice.addresses = current?.addresses
+        }
     }
 
     public let trace: Trace
@@ -53,6 +58,13 @@ public final class SimulatedDevice: CLLocationDevice {
     /// The stay-point thresholds of visit monitoring (100 m, 5 minutes, gaps
     /// of 15 minutes); a change applies to visit monitoring started after it.
     public var visitSettings = VisitSettings()
+    /// The addresses every `CLGeocoder` made with `init()` answers from, as
+    /// `AddressIndex.load(osm:)` reads them from an OpenStreetMap extract;
+    /// `nil` (the default) for a phone offline: geocodes fail with
+    /// `CLError.network`. The installed device's are `CLDevice.addresses`.
+    public var addresses: AddressIndex? {
+        didSet { if SimulatedDevice.current === self { CLDevice.addresses = addresses } }
+    }
     /// The walk's first and last fix, seconds since 1970.
     public let startTime: Double
     public let endTime: Double

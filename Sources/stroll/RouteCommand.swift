@@ -16,6 +16,11 @@ struct RouteCommand: ParsableCommand {
         output without -o). --json prints one object: distance_m, duration_s, nodes (the \
         OpenStreetMap node ids passed, in order), from and to (lat, lon after snapping).
 
+        With FROM `-` (and no TO) and --json, the routes of many pairs on one reading of \
+        the extract: standard input holds a pair a line, FROM and TO separated by a tab, and \
+        each line's answer is printed as one line: the route's object, or {"error": REASON, \
+        "exit": CODE} with the exit code that pair alone would give.
+
         Exit codes: 65 when no walkable path joins the points, a point is too far from the \
         network, a place name is unknown or the extract holds no walkable way; 66 when the \
         extract is missing.
@@ -30,7 +35,7 @@ struct RouteCommand: ParsableCommand {
     var from: String
 
     @Argument(help: ArgumentHelp("Where the walk ends: LAT,LON or a place name in the extract.", valueName: "TO"))
-    var to: String
+    var to: String?
 
     @OptionGroup var street: StreetOptions
 
@@ -47,6 +52,11 @@ struct RouteCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        if from == "-" {
+            guard to == nil, json else { throw ValidationError("FROM - reads the pairs from standard input: give no TO, and --json") }
+        } else if to == nil {
+            throw ValidationError("give TO, where the walk ends")
+        }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard ISO8601Time.parse(start) != nil else { throw ValidationError("--start \(start) is not an ISO 8601 date-time") }
         if let output, TraceWriter.OutputFormat(fileName: output) == nil {
@@ -55,6 +65,7 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
+        guard let to else { return try routes() }
         let route = try street.route(from: from, to: to)
         let trace = route.trace(speed: speed, start: ISO8601Time.parse(start)?.seconds ?? 0, name: "\(from) to \(to)")
         if let output, let format = TraceWriter.OutputFormat(fileName: output) {
@@ -65,16 +76,43 @@ struct RouteCommand: ParsableCommand {
             }
         }
         if json {
-            let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
-            print(JSON.object([
-                ("distance_m", .number(route.distance)),
-                ("duration_s", .number(route.duration(atSpeed: speed))),
-                ("nodes", .array(route.nodes.map { .int(Int($0)) })),
-                ("from", point(route.from)),
-                ("to", point(route.to)),
-            ]).text)
+            print(answer(route).text)
         } else if output == nil {
             print(TraceWriter.write(trace, as: .gpx), terminator: "")
+        }
+    }
+
+    /// The contract's object for a route.
+    private func answer(_ route: StreetRoute) -> JSON {
+        let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
+        return JSON.object([
+            ("distance_m", .number(route.distance)),
+            ("duration_s", .number(route.duration(atSpeed: speed))),
+            ("nodes", .array(route.nodes.map { .int(Int($0)) })),
+            ("from", point(route.from)),
+            ("to", point(route.to)),
+        ])
+    }
+
+    /// `FROM -`: a route for each tab-separated pair of standard input, one answer a line.
+    private func routes() throws {
+        let network = try street.network()
+        var number = 0
+        while let line = readLine() {
+            number += 1
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let text: String
+            if fields.count != 2 {
+                text = JSON.object([("error", .string("standard input line \(number): not FROM and TO separated by a tab")),
+                                    ("exit", .int(Int(StrollExit.badInput.rawValue)))]).text
+            } else {
+                do {
+                    text = answer(try street.route(on: network, from: fields[0], to: fields[1])).text
+                } catch {
+                    text = JSON.object([("error", .string(error.description)), ("exit", .int(Int(StrollExit.badInput.rawValue)))]).text
+                }
+            }
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
         }
     }
 }
@@ -94,14 +132,28 @@ struct StreetOptions: ParsableArguments {
     /// The route from `from` to `to` through the via points; errors are printed
     /// and become the contract's exit codes.
     func route(from: String, to: String) throws -> StreetRoute {
+        let network = try network()
+        do {
+            return try route(on: network, from: from, to: to)
+        } catch {
+            throw failure("error: \(error.description)", StrollExit.badInput)
+        }
+    }
+
+    /// The walking network of --osm; errors are printed and become the contract's exit codes.
+    func network() throws -> StreetNetwork {
         guard let osm else { throw failure("error: a route needs --osm FILE, the OpenStreetMap extract to walk on", StrollExit.usage) }
         do {
-            let network = try StreetNetwork.load(osm)
-            let via = try self.via.map { (text: String) throws(StreetError) in try network.coordinate(of: text) }
-            return try network.route(from: try network.coordinate(of: from), to: try network.coordinate(of: to), via: via,
-                                     options: RouteOptions(avoidsSteps: avoidSteps))
+            return try StreetNetwork.load(osm)
         } catch {
             throw failure("error: \(error.description)", error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
         }
+    }
+
+    /// The route from `from` to `to` through the via points on `network`.
+    func route(on network: StreetNetwork, from: String, to: String) throws(StreetError) -> StreetRoute {
+        let via = try self.via.map { (text: String) throws(StreetError) in try network.coordinate(of: text) }
+        return try network.route(from: try network.coordinate(of: from), to: try network.coordinate(of: to), via: via,
+                                 options: RouteOptions(avoidsSteps: avoidSteps))
     }
 }

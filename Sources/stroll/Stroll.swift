@@ -36,6 +36,6 @@ struct Stroll: AsyncParsableCommand {
 
 extension Stroll {
     static var commands: [any ParsableCommand.Type] {
-        [ReplayCommand.self, TraceCommand.self, PlacesCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self, ServeCommand.self, RouteCommand.self, SearchCommand.self]
+        [ReplayCommand.self, TraceCommand.self, PlacesCommand.self, GeodesicCommand.self, BenchCommand.self, BatchCommand.self, ServeCommand.self, RouteCommand.self, GeocodeCommand.self, SearchCommand.self]
     }
 }

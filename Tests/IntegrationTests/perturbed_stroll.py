@@ -23,6 +23,12 @@ runs `STROLL ARGS...` and changes its result by MODE:
 - `move-gpkg-point` (`places convert IN OUT.gpkg`): the first feature of the
   GeoPackage's first feature table moved 1e-7 degrees north (11 mm), in the
   point's WKB (the envelope in the header is left as it was).
+- `geocode-other-address` (`geocode --reverse - --json`): the first
+  non-empty answer replaced by the next different one.
+- `geocode-drop-result` (`geocode - --json`): the last placemark of the
+  first non-empty answer removed.
+- `geocode-rename-street` (`geocode - --json`): the first placemark's
+  thoroughfare given " Nord" at its end.
 
 - `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
 - `route-drop-node` (`route --json`): the middle node of `nodes` removed.
@@ -156,13 +162,19 @@ def route(stroll, mode, args):
     if r.returncode != 0 or "--json" not in args:
         sys.stdout.write(r.stdout)
         return r.returncode
-    answer = json.loads(r.stdout)
-    if mode == "route-longer":
-        answer["distance_m"] *= 1.002
-    elif len(answer["nodes"]) >= 3:
-        dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
-        sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
-    sys.stdout.write(json.dumps(answer) + "\n")
+    # One answer a line (`stroll route -` answers a pair a line): the first route that can be is changed.
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    for answer in answers:
+        if "error" in answer:
+            continue
+        if mode == "route-longer":
+            answer["distance_m"] *= 1.002
+            break
+        if len(answer["nodes"]) >= 3:
+            dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
+            sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
+            break
+    sys.stdout.write("".join(json.dumps(a) + "\n" for a in answers))
     return 0
 
 
@@ -179,6 +191,25 @@ def off_route(stroll, args):
                 sys.stderr.write(f"perturbed_stroll: moved the location at t={e['t']} 2e-5 degrees north\n")
         sys.stdout.write(line)
     return child.wait()
+
+
+def geocode(stroll, mode, args):
+    r = subprocess.run([stroll, *args], capture_output=True, text=True)
+    sys.stderr.write(r.stderr)
+    batch = "-" in args and "--json" in args and (mode == "geocode-other-address") == ("--reverse" in args)
+    if r.returncode != 0 or not batch:
+        sys.stdout.write(r.stdout)
+        return r.returncode
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    first = next(i for i, a in enumerate(answers) if a)
+    if mode == "geocode-other-address":
+        answers[first] = next(a for a in answers[first + 1:] if a and a[0]["osm"] != answers[first][0]["osm"])
+    elif mode == "geocode-drop-result":
+        answers[first] = answers[first][:-1]
+    else:
+        answers[first][0]["thoroughfare"] += " Nord"
+    sys.stdout.write("".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) + "\n" for a in answers))
+    return 0
 
 
 def search(stroll, mode, args):
@@ -209,6 +240,8 @@ def main():
         sys.exit(off_route(stroll, args))
     if mode in ("route-longer", "route-drop-node"):
         sys.exit(route(stroll, mode, args))
+    if mode.startswith("geocode-"):
+        sys.exit(geocode(stroll, mode, args))
     if mode in ("swap-rows", "drop-row", "rename-row"):
         sys.exit(ranking(stroll, mode, args))
     if mode == "move-gpkg-point":

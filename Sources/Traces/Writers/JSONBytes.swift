@@ -131,7 +131,10 @@ public struct JSONBytes: Sendable {
         var s = s
         // Most strings need no escape: copied in one go.
         let copied = s.withUTF8 { utf8 -> Bool in
-            for b in utf8 where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+            // Every byte looked at, without an early exit: the loop is vectorised.
+            var escape: UInt8 = 0
+            for b in utf8 { escape |= (b < 0x20 ? 1 : 0) | (b == UInt8(ascii: "\"") ? 1 : 0) | (b == UInt8(ascii: "\\") ? 1 : 0) }
+            if escape != 0 { return false }
             put(most: utf8.count + 2) { out in
                 out[0] = UInt8(ascii: "\"")
                 if let base = utf8.baseAddress, let to = out.baseAddress { (to + 1).copyMemory(from: base, byteCount: utf8.count) }

@@ -54,7 +54,7 @@ CONFIDENCE = re.compile(r"\d+ ?% (?:circle|radius|confidence|interval|figures?|h
 SOURCE_FILE = re.compile(r"`(Sources/[^`\s]+\.swift)`")
 CODE_SPAN = re.compile(r"`[^`]*`")
 WRAPPERS = {"nice", "time", "/usr/bin/time", "env", "bash", "sh", "python", "python3"}
-STROLL_SUBCOMMANDS = {"replay", "batch", "bench", "trace", "places", "geodesic", "serve", "route", "search"}
+STROLL_SUBCOMMANDS = {"replay", "batch", "bench", "trace", "places", "geodesic", "serve", "route", "geocode", "search"}
 
 
 def makefile_targets():

@@ -8,8 +8,10 @@ Builds the walking network of the Monaco extract (Fixtures/osm, else
 locations, the pedestrian rules of docs/Routing.md are written here a second
 time, every pair of successive nodes of a walkable way is an edge whose length
 is geographiclib's WGS84 geodesic, and networkx's Dijkstra gives the shortest
-path. N random pairs of nodes (seed S) are then asked of `stroll route A B
---osm FILE --json`, each node given as LAT,LON, and each answer must have:
+path. N random pairs of nodes (seed S) are then asked of `stroll route -
+--osm FILE --json` (a pair a line on standard input; each answer as `stroll
+route A B --osm FILE --json` gives it, or the error and exit code it gives),
+each node given as LAT,LON, and each answer must have:
 
 - the same fate: a route when networkx finds a path, exit 65 when it finds none;
 - `from` and `to` on the nodes asked for (the snapped point of a node is the node);
@@ -33,7 +35,6 @@ moves a replayed fix 2.2 m north, and passes only when each fails, naming
 what differed.
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import random
@@ -114,17 +115,28 @@ def pairs(graph, where, count, seed):
     return [tuple(rng.sample(alone, 2)) for _ in range(count)]
 
 
-def ask(stroll, path, where, pair):
-    (a, b) = pair
+def ask(stroll, path, where, chosen):
+    """Every pair's answer from one `stroll route - --json` (a pair a line on standard input, an answer a
+    line), as (exit code, the route's JSON, the error) each, the exit code the pair's own run would give."""
     point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
-    r = subprocess.run([stroll, "route", point(a), point(b), "--osm", path, "--json"], capture_output=True, text=True)
-    return r.returncode, r.stdout, r.stderr
+    pairs = "".join(f"{point(a)}\t{point(b)}\n" for a, b in chosen)
+    r = subprocess.run([stroll, "route", "-", "--osm", path, "--json"], input=pairs, capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and len(lines) == len(chosen), (
+        f"stroll route - answered {len(lines)} of {len(chosen)} pairs, exit {r.returncode}: {r.stderr[:300]}")
+    answers = []
+    for line in lines:
+        answer = json.loads(line)
+        if "error" in answer:
+            answers.append((answer["exit"], "", answer["error"]))
+        else:
+            answers.append((0, line, ""))
+    return answers
 
 
 def check(stroll, path, graph, where, chosen, label="check_route"):
     began = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        answers = list(pool.map(lambda p: ask(stroll, path, where, p), chosen))
+    answers = ask(stroll, path, where, chosen)
     routes = unreachable = ties = 0
     worst = 0.0
     for (a, b), (code, out, err) in zip(chosen, answers):

@@ -13,6 +13,12 @@ public class CoffeeShopViewModel: NSObject, CLLocationManagerDelegate, MKMapView
     public private(set) var currentLocation: CLLocation?
     /// How many times the list's order changed (the first sort counts).
     public private(set) var orderChanges = 0
+    /// The phone's last heading (`startUpdatingHeading()`, where the phone has a compass).
+    public private(set) var heading: CLHeading?
+    /// Which way to turn to face the nearest coffee house: its bearing from
+    /// the user less the heading's `trueHeading`, in degrees from -180 to 180
+    /// (positive: to the right); nil until a fix, a heading and a list are known.
+    public private(set) var turnToNearest: CLLocationDirection?
     /// The list after every location update, for whoever watches it.
     public var onListChange: (([CoffeeShop]) -> Void)?
 
@@ -29,6 +35,7 @@ public class CoffeeShopViewModel: NSObject, CLLocationManagerDelegate, MKMapView
     public func start() {
         locationManager.requestWhenInUseAuthorization()
         locationManager.startUpdatingLocation()
+        if CLLocationManager.headingAvailable() { locationManager.startUpdatingHeading() }
     }
 
     public func choose(group: String) {
@@ -52,6 +59,11 @@ public class CoffeeShopViewModel: NSObject, CLLocationManagerDelegate, MKMapView
         resort()
     }
 
+    public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {
+        heading = newHeading
+        pointToNearest()
+    }
+
     public func locationManager(_ manager: CLLocationManager, didFailWithError error: Error) {
         print("CoffeeShop: location failed: \(error)")
     }
@@ -68,5 +80,18 @@ public class CoffeeShopViewModel: NSObject, CLLocationManagerDelegate, MKMapView
             sortedShops = sorted
             onListChange?(sorted)
         }
+        pointToNearest()
+    }
+
+    /// The initial great-circle bearing to the nearest coffee house, less the heading.
+    private func pointToNearest() {
+        guard let here = currentLocation?.coordinate, let heading = heading, heading.trueHeading >= 0,
+              let there = sortedShops.first?.coordinate else { return }
+        let phi1 = here.latitude * .pi / 180, phi2 = there.latitude * .pi / 180
+        let dLambda = (there.longitude - here.longitude) * .pi / 180
+        let bearing = atan2(sin(dLambda) * cos(phi2), cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)) * 180 / .pi
+        var turn = (bearing - heading.trueHeading).truncatingRemainder(dividingBy: 360)
+        if turn > 180 { turn -= 360 } else if turn <= -180 { turn += 360 }
+        turnToNearest = turn
     }
 }

@@ -65,6 +65,30 @@ struct CoffeeShopTests {
         #expect(app.mapView.selectedAnnotations.count == 1 && app.mapView.selectedAnnotations.first === tabac)
     }
 
+    @Test("the heading to the nearest coffee house: at the walk's end, Costa Coffee's bearing less the phone's true heading (the walk's course)")
+    func headingToNearest() async throws {
+        SimulatedDevice.current = try SimulatedDevice(trace: walk("lime-street-to-campus"))
+        defer { SimulatedDevice.current = nil }
+        let app = CoffeeShopViewModel()
+        app.choose(group: "liverpool")
+        app.start()
+        await SimulatedDevice.current?.run()
+        let here = try #require(app.currentLocation), heading = try #require(app.heading)
+        let costa = try #require(app.sortedShops.first)
+        #expect(costa.name == "Costa Coffee")
+        // The phone points along the walk: its true heading is the course of the device's last fix, on the
+        // same geodesic leg as the last delivered one (the distance filter holds back the fixes after it).
+        #expect(abs(heading.trueHeading - here.course) < 0.01)
+        // The bearing on a local flat map (east and north metres), within half a degree of the app's great circle
+        // a few hundred metres away.
+        let east = (costa.coordinate.longitude - here.coordinate.longitude) * cos(here.coordinate.latitude * .pi / 180)
+        let north = costa.coordinate.latitude - here.coordinate.latitude
+        var expected = atan2(east, north) * 180 / .pi - heading.trueHeading
+        expected = expected > 180 ? expected - 360 : (expected <= -180 ? expected + 360 : expected)
+        let turn = try #require(app.turnToNearest)
+        #expect(abs(turn - expected) < 0.5, "turn \(turn), expected \(expected)")
+    }
+
     @Test("two managers, 25 m and 100 m filters: different deliveries from the same walk")
     func twoFilters() async throws {
         SimulatedDevice.current = try SimulatedDevice(trace: walk("lime-street-to-campus"))

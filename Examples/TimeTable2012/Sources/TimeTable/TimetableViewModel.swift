@@ -13,6 +13,10 @@ public final class TimetableViewModel: NSObject, CLLocationManagerDelegate {
     public private(set) var remaining: [Theatre] = []
     /// Each time the order of the remaining theatres changed, with the theatre ids.
     public private(set) var orderChanges: [[String]] = []
+    /// The modules whose event on ``day`` the student was at: a visit within
+    /// 50 m of the event's theatre that began before the event's start and
+    /// ended after it (times of day on the walk's clock, UTC), in the order attended.
+    public private(set) var attended: [String] = []
     public var day = 0
     public var time = "09:00"
 
@@ -36,6 +40,7 @@ public final class TimetableViewModel: NSObject, CLLocationManagerDelegate {
 
     public func startWalking() {
         locationManager.startUpdatingLocation()
+        locationManager.startMonitoringVisits()
     }
 
     public func toggle(module: String) {
@@ -77,6 +82,31 @@ public final class TimetableViewModel: NSObject, CLLocationManagerDelegate {
     nonisolated public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
         guard let here = locations.last else { return }
         MainActor.assumeIsolated { walked(to: here) }
+    }
+
+    nonisolated public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {
+        let place = CLLocation(latitude: visit.coordinate.latitude, longitude: visit.coordinate.longitude)
+        let arrival = visit.arrivalDate, departure = visit.departureDate
+        MainActor.assumeIsolated { visited(place, from: arrival, to: departure) }
+    }
+
+    /// A stay that has ended (iOS reports the arrival first, with a departure in the distant future).
+    private func visited(_ place: CLLocation, from arrival: Date, to departure: Date) {
+        guard departure != .distantFuture else { return }
+        func distance(_ t: Theatre) -> CLLocationDistance {
+            place.distance(from: CLLocation(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude))
+        }
+        guard let theatre = theatres.values.filter({ distance($0) <= 50 }).min(by: { distance($0) < distance($1) }) else { return }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        for hour in events(onDay: day) {
+            let clock = hour.time.split(separator: ":").compactMap { Int($0) }
+            guard clock.count == 2, let start = calendar.date(bySettingHour: clock[0], minute: clock[1], second: 0, of: arrival),
+                  arrival <= start, start < departure else { continue }
+            for event in hour.events where event.location == theatre.id && !attended.contains(event.module) {
+                attended.append(event.module)
+            }
+        }
     }
 
     private func walked(to here: CLLocation) {

@@ -37,6 +37,25 @@ struct TimeTableTests {
         #expect(app.orderChanges == want.compactMap { $0["order"] as? [String] })
     }
 
+    @Test("a visit through Monday's 09:00 lecture at the Ashton Building marks COMP327 attended, and only it; the walk on to the Central Teaching Hub marks nothing more")
+    func lectureAttended() async throws {
+        let walk = root.appendingPathComponent("Examples/TimeTable2012/walks/comp327-lecture.gpx").path
+        SimulatedDevice.current = try SimulatedDevice(trace: walk)
+        defer { SimulatedDevice.current = nil }
+        let app = TimetableViewModel(timetable: try Timetable.bundled())
+        app.day = 0
+        app.startWalking()
+        await SimulatedDevice.current?.run()
+        #expect(app.attended == ["COMP327"])
+        // Another day's timetable has no event at the Ashton Building at 09:00: nothing is attended.
+        SimulatedDevice.current = try SimulatedDevice(trace: walk)
+        let tuesday = TimetableViewModel(timetable: try Timetable.bundled())
+        tuesday.day = 1
+        tuesday.startWalking()
+        await SimulatedDevice.current?.run()
+        #expect(tuesday.attended.isEmpty)
+    }
+
     @Test("a module's detail centres the map on its theatre's pin and selects it, keeping the zoom")
     func moduleDetail() throws {
         let app = TimetableViewModel(timetable: try Timetable.bundled())
