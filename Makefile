@@ -306,13 +306,13 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # simulator's clocks, Replay, Serve, ChildProcess, Batches, the CoreLocation
 # and MapKit faces, StrollTesting, Scenarios): a data race needs two threads,
 # and the single-threaded readers and maths (Geodesy, Geomagnetism, Traces,
-# Places and its readers, GEOS, SpatialIndex, Map) have no shared mutable state for one to
+# Places and its readers, GEOS, SpatialIndex, Map, Streets) have no shared mutable state for one to
 # touch, which Swift 6's strict concurrency checks at compile time (no
 # `nonisolated(unsafe)`, no `@unchecked Sendable`). StrollCLITests start the
 # sanitized `stroll` as hundreds of child processes (3.4 of TSan's 6 minutes);
 # the threads they would reach are tested in their own modules' tests.
-ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)
-TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests)\.
+ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeocodeCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)
+TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests|StreetsTests)\.
 test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)'
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(TSAN_SKIP)'
