@@ -311,8 +311,14 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # `nonisolated(unsafe)`, no `@unchecked Sendable`). StrollCLITests start the
 # sanitized `stroll` as hundreds of child processes (3.4 of TSan's 6 minutes);
 # the threads they would reach are tested in their own modules' tests.
-ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeocodeCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)
-TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests|StreetsTests)\.
+# Neither runs the receiver's statistical tests (hundreds of thousands of
+# fixes from one thread, to hold the noise's σ, autocorrelation and delivery
+# counts to 2 %: 45 s of ASan's CPU and 70 s of TSan's), whose sensor code
+# the other simulator tests run under both; nor does TSan run the
+# single-threaded byte-for-byte event test (23 s), which ASan keeps.
+STATISTICAL := LocationSimulationTests\.(EnvironmentTests/(statistics|standstill)|GaussMarkovTests/statistics)\(
+ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeocodeCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)|$(STATISTICAL)
+TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests|StreetsTests)\.|$(STATISTICAL)|ReplayTests\.JSONLineTests/sameBytes\(
 test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)'
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip '$(TSAN_SKIP)'

@@ -29,8 +29,11 @@ seed() {
   for f in "$@" "$here/kept/$(basename "$dir")"/*; do [ -f "$f" ] && cp -n "$f" "$dir/" 2>/dev/null || true; done
   echo "$dir"
 }
-status=0
-for t in ${targets[@]}; do
+# One target: seeds its corpus, runs it, and says what it found; its exit
+# status is the target's verdict. Its output goes to its own report, printed
+# after every target has run.
+run_target() {
+  local t=$1 corpus="" code status=0
   case "$t" in
     FuzzGPX) corpus=$(seed gpx "$root"/traces/*.gpx "$root"/Fixtures/real-traces/*/*.gpx) ;;
     FuzzCSV) corpus=$(seed csv "$root"/traces/*.csv "$root"/Fixtures/real-traces/*/*.csv) ;;
@@ -51,8 +54,7 @@ for t in ${targets[@]}; do
   echo "== $t for ${seconds}s"
   if [ ! -x "$bin/$t" ]; then
     echo "$t: no such fuzz target in $bin"
-    status=1
-    continue
+    return 1
   fi
   set +e
   "$bin/$t" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
@@ -88,5 +90,25 @@ for t in ${targets[@]}; do
     echo "$artifacts"
     status=1
   fi
+  return $status
+}
+
+# FUZZ_JOBS targets at a time (default: one per processor); each target is
+# one process, so two run side by side on two cores in the time of one.
+parallel="${FUZZ_JOBS:-$(nproc)}"
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+run_reported() {
+  if run_target "$1" > "$reports/$1.log" 2>&1; then echo 0 > "$reports/$1.status"; else echo 1 > "$reports/$1.status"; fi
+}
+for t in ${targets[@]}; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  run_reported "$t" &
+done
+wait || true
+status=0
+for t in ${targets[@]}; do
+  cat "$reports/$t.log"
+  [ "$(cat "$reports/$t.status" 2>/dev/null)" = 0 ] || { echo "$t: failed"; status=1; }
 done
 exit $status

@@ -59,7 +59,8 @@ struct EnvironmentTests {
         #expect(r.step.count >= 100_000, "\(r.step.count) fixes")
         // The unit error: each fix's error over the σ of the accuracy it reported. Multipath fixes are
         // thrown off on purpose (their share is reported below), so they are left out.
-        var unit: [Int: (Double, Double)] = [:]
+        // Indexed by step (steps are dense, from 0): nil for a step lost or thrown off.
+        var unit = [(Double, Double)?](repeating: nil, count: (r.step.max() ?? 0) + 3)
         var inside = 0, counted = 0
         for i in r.step.indices where !r.multipath[i] {
             let sigma = r.accuracy[i] * SensorOptions.sigmaPerRadius68
@@ -68,14 +69,14 @@ struct EnvironmentTests {
             if (r.east[i] * r.east[i] + r.north[i] * r.north[i]).squareRoot() <= r.accuracy[i] { inside += 1 }
         }
         for axis in 0..<2 {
-            let x = unit.values.map { axis == 0 ? $0.0 : $0.1 }
+            let x = unit.compactMap { $0.map { axis == 0 ? $0.0 : $0.1 } }
             let mean = x.reduce(0, +) / Double(x.count)
             let sd = (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(x.count - 1)).squareRoot()
             #expect(abs(sd - 1) <= 0.02, "\(environment.rawValue): unit sd \(sd)")
             var num = 0.0, den = 0.0
-            for (k, v) in unit {
+            for k in 0..<(unit.count - 2) {
+                guard let v = unit[k], let w = unit[k + 2] else { continue }
                 let a = (axis == 0 ? v.0 : v.1) - mean
-                guard let w = unit[k + 2] else { continue }
                 let b = (axis == 0 ? w.0 : w.1) - mean
                 num += a * b
                 den += a * a

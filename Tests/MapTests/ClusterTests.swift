@@ -106,17 +106,20 @@ struct ClusterTests {
             for ref in delta.clustersRemoved { #expect(drawnClusters.remove(map.cluster(ref).id) != nil, "step \(step): removed a cluster not drawn") }
             for i in delta.added { #expect(drawnPins.insert(i).inserted, "step \(step): added a pin drawn already") }
             for ref in delta.clustersAdded { #expect(drawnClusters.insert(map.cluster(ref).id).inserted, "step \(step): added a cluster drawn already") }
-            #expect(Set(drawnPins.map { map.annotations[$0].id }) == Set(map.visible), "step \(step)")
-            #expect(drawnClusters == Set(map.clusters.map(\.id)), "step \(step)")
+            // What the model draws, asked once a step (each of these computes the display).
+            let visible = Set(map.visible)
+            let clusters = map.clusters
+            #expect(Set(drawnPins.map { map.annotations[$0].id }) == visible, "step \(step)")
+            #expect(drawnClusters == Set(clusters.map(\.id)), "step \(step)")
             // What is drawn covers every pin in the region exactly once, through clusters or on its own
             // (a cluster's members may lie outside: it is drawn where its centre is).
             let region = try #require(map.region)
-            var covered = Set(map.visible)
-            for c in map.clusters {
+            var covered = visible
+            for c in clusters {
                 #expect(region.contains(c.coordinate))
                 for m in map.members(ofCluster: c.id) ?? [] { #expect(covered.insert(m).inserted, "step \(step): \(m) twice") }
             }
-            for p in pins where region.contains(p.coordinate) && p.clusteringIdentifier == nil { #expect(map.visible.contains(p.id)) }
+            for p in pins where region.contains(p.coordinate) && p.clusteringIdentifier == nil { #expect(visible.contains(p.id), "step \(step): \(p.id) in the region, not drawn") }
         }
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A country-sized OpenStreetMap extract read in bounded memory.
 
-Writes (pyosmium, PyPI's `osmium`) a PBF shaped like a country extract:
+Writes (osmium-tool, from OSM's line format) a PBF shaped like a country extract:
 NODES nodes on a street grid, most of them untagged way nodes, ways of 8 to
 40 nodes, a few thousand tagged nodes and closed ways (cafés and
 restaurants, buildings), and multipolygon relations. `stroll places info
@@ -21,7 +21,6 @@ import sys
 import tempfile
 import time
 
-import osmium
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from osmids import osm_id  # noqa: E402
@@ -33,46 +32,57 @@ NODES = int(sys.argv[2]) if len(sys.argv) > 2 else 8_000_000
 BOUND_MB = 160
 
 
+def opl_tags(tags):
+    """OPL's tag list: `%` and the separators written as `%xx%` escapes."""
+    def esc(v):
+        return "".join(c if c.isalnum() or c in "_:-." else f"%{ord(c):x}%" for c in v)
+    return ",".join(f"{esc(k)}={esc(v)}" for k, v in tags.items())
+
+
 def write(path, rng):
-    w = osmium.SimpleWriter(path)
-    node = osmium.osm.mutable.Node
-    way = osmium.osm.mutable.Way
-    relation = osmium.osm.mutable.Relation
-    tagged = {"amenity": "cafe"}
+    """The extract as OSM's line format (OPL), turned into a PBF by osmium-tool:
+    formatting lines in Python and compressing in osmium's C++ takes a fifth of
+    the time pyosmium's writer takes for 8 million node objects."""
+    opl = path + ".opl"
     lat0, lon0 = 50.0, -5.0
-    for i in range(1, NODES + 1):
-        tags = {}
-        if i % 997 == 0:
-            tags = {"amenity": rng.choice(["cafe", "restaurant", "pub"]), "name": f"Place {i}"}
-        # Surveyed positions are not a grid: a jitter of up to 100 m keeps the deltas as large as real data's.
-        jitter = rng.random()
-        w.add_node(node(id=i, location=(lon0 + (i % 4000) * 0.0015 + jitter * 0.0014, lat0 + (i // 4000) * 0.0011 + (1 - jitter) * 0.0009),
-                        tags=tags))
-    ways = 0
-    matched_ways = []
-    i = 1
-    way_id = 1
-    while i + 40 < NODES:
-        n = rng.randint(8, 40)
-        refs = list(range(i, i + n))
-        tags = {"highway": "residential"}
-        if way_id % 211 == 0:
-            # A closed building around 4 grid nodes, sometimes a café.
-            refs = [i, i + 1, i + 4001, i + 4000, i]
-            tags = {"building": "yes"} if way_id % 2 else {"building": "yes", "amenity": "restaurant", "name": f"Hall {way_id}"}
-            if "amenity" in tags:
-                matched_ways.append(way_id)
-        w.add_way(way(id=way_id, nodes=refs, tags=tags))
-        way_id += 1
-        i += n
-        ways += 1
-    rels = 0
-    for k in range(0, len(matched_ways) - 1, 50):
-        outer = matched_ways[k]
-        w.add_relation(relation(id=k + 1, members=[("w", outer, "outer")],
-                                tags={"type": "multipolygon", "amenity": "cafe", "name": f"Square {k}"}))
-        rels += 1
-    w.close()
+    with open(opl, "w", buffering=1 << 20) as out:
+        lines = []
+        for i in range(1, NODES + 1):
+            tags = ""
+            if i % 997 == 0:
+                tags = " T" + opl_tags({"amenity": rng.choice(["cafe", "restaurant", "pub"]), "name": f"Place {i}"})
+            # Surveyed positions are not a grid: a jitter of up to 100 m keeps the deltas as large as real data's.
+            jitter = rng.random()
+            lines.append(f"n{i} x{lon0 + (i % 4000) * 0.0015 + jitter * 0.0014:.7f} y{lat0 + (i // 4000) * 0.0011 + (1 - jitter) * 0.0009:.7f}{tags}\n")
+            if len(lines) == 100_000:
+                out.write("".join(lines))
+                lines = []
+        out.write("".join(lines))
+        ways = 0
+        matched_ways = []
+        i = 1
+        way_id = 1
+        while i + 40 < NODES:
+            n = rng.randint(8, 40)
+            refs = list(range(i, i + n))
+            tags = {"highway": "residential"}
+            if way_id % 211 == 0:
+                # A closed building around 4 grid nodes, sometimes a café.
+                refs = [i, i + 1, i + 4001, i + 4000, i]
+                tags = {"building": "yes"} if way_id % 2 else {"building": "yes", "amenity": "restaurant", "name": f"Hall {way_id}"}
+                if "amenity" in tags:
+                    matched_ways.append(way_id)
+            out.write(f"w{way_id} T{opl_tags(tags)} N{','.join(f'n{r}' for r in refs)}\n")
+            way_id += 1
+            i += n
+            ways += 1
+        rels = 0
+        for k in range(0, len(matched_ways) - 1, 50):
+            outer = matched_ways[k]
+            out.write(f"r{k + 1} T{opl_tags({'type': 'multipolygon', 'amenity': 'cafe', 'name': f'Square {k}'})} Mw{outer}@outer\n")
+            rels += 1
+    subprocess.run(["osmium", "cat", "--overwrite", "-o", path, opl], check=True)
+    os.remove(opl)
     return ways, rels
 
 
