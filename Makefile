@@ -245,7 +245,9 @@ $(PYENV)/ready-osmium: $(PYENV)/ready-2
 # pedestrian rules of docs/Routing.md written again in Python, each segment's
 # length by geographiclib: 500 random pairs, lengths and node sequences;
 # shown failing first on a stroll whose distance or nodes are perturbed
-# (Tests/IntegrationTests/route/check_route.py).
+# (Tests/IntegrationTests/route/check_route.py); then 200 routes the same way
+# on a generated town of 5000 ways (make_city_pbf.py: foot=no, private ways
+# opened by foot=yes, steps, shared junctions).
 $(PYENV)/ready-route: $(PYENV)/ready-osmium
 	$(PYENV)/bin/pip install -q networkx geographiclib
 	touch $@
@@ -253,6 +255,9 @@ $(PYENV)/ready-route: $(PYENV)/ready-osmium
 test-route: build $(PYENV)/ready-route
 	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL) --selftest
 	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL)
+	@$(APT_NEED) osmium-tool
+	$(PYENV)/bin/python Tests/IntegrationTests/route/make_city_pbf.py .build/city-5000-ways.osm.pbf 5000
+	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL) --osm .build/city-5000-ways.osm.pbf --pairs 200
 
 # Walking routes at scale, beside networkx in one run (the table of
 # docs/Routing.md, "What it costs"): on the Monaco extract and on a generated
