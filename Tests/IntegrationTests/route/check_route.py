@@ -4,11 +4,11 @@
     check_route.py STROLL [--pairs N] [--seed S] [--osm FILE] [--selftest]
 
 Builds the walking network of the Monaco extract (Fixtures/osm, else
-../shared/data/osm), or of --osm FILE, again in Python: pyosmium reads the ways and their node
-locations, the pedestrian rules of docs/Routing.md are written here a second
-time, every pair of successive nodes of a walkable way is an edge whose length
-is geographiclib's WGS84 geodesic, and networkx's Dijkstra gives the shortest
-path. N random pairs of nodes (seed S) are then asked of `stroll route -
+../shared/data/osm), or of --osm FILE, again in Python: pyosmium reads the
+ways and their node locations, the pedestrian rules of docs/Routing.md are
+written here a second time, every pair of successive nodes of a walkable way
+is an edge whose length is geographiclib's WGS84 geodesic, and networkx's
+Dijkstra gives the shortest path. N random pairs of nodes (seed S) are then asked of `stroll route -
 --osm FILE --json` (a pair a line on standard input; each answer as `stroll
 route A B --osm FILE --json` gives it, or the error and exit code it gives),
 each node given as LAT,LON, and each answer must have:
