@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -245,7 +245,9 @@ $(PYENV)/ready-osmium: $(PYENV)/ready-2
 # pedestrian rules of docs/Routing.md written again in Python, each segment's
 # length by geographiclib: 500 random pairs, lengths and node sequences;
 # shown failing first on a stroll whose distance or nodes are perturbed
-# (Tests/IntegrationTests/route/check_route.py).
+# (Tests/IntegrationTests/route/check_route.py); then 200 routes the same way
+# on a generated town of 5000 ways (make_city_pbf.py: foot=no, private ways
+# opened by foot=yes, steps, shared junctions).
 $(PYENV)/ready-route: $(PYENV)/ready-osmium
 	$(PYENV)/bin/pip install -q networkx geographiclib
 	touch $@
@@ -253,6 +255,26 @@ $(PYENV)/ready-route: $(PYENV)/ready-osmium
 test-route: build $(PYENV)/ready-route
 	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL) --selftest
 	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL)
+	@$(APT_NEED) osmium-tool
+	$(PYENV)/bin/python Tests/IntegrationTests/route/make_city_pbf.py .build/city-5000-ways.osm.pbf 5000
+	$(PYENV)/bin/python Tests/IntegrationTests/route/check_route.py $(STROLL) --osm .build/city-5000-ways.osm.pbf --pairs 200
+
+# Walking routes at scale, beside networkx in one run (the table of
+# docs/Routing.md, "What it costs"): on the Monaco extract and on a generated
+# city of a million ways (make_city_pbf.py, written once under .build/ through
+# osmium-tool), the network's build time and peak resident set and the routes'
+# p50 and p99 in `stroll bench --variant route --pairs`, and networkx's graph
+# and astar_path on the same pairs; those routes are then checked against
+# networkx's as test-route checks them (Tests/IntegrationTests/route/bench_route.py).
+# About ten minutes, most of it networkx's; not part of `make test` or CI.
+CITY_PBF := .build/city-1000000-ways.osm.pbf
+
+$(CITY_PBF): Tests/IntegrationTests/route/make_city_pbf.py | $(PYENV)/ready-route
+	@$(APT_NEED) osmium-tool
+	$(PYENV)/bin/python Tests/IntegrationTests/route/make_city_pbf.py $@ 1000000
+
+bench-route: build $(PYENV)/ready-route $(CITY_PBF)
+	$(PYENV)/bin/python Tests/IntegrationTests/route/bench_route.py $(STROLL) --city $(CITY_PBF)
 
 # Local search (`stroll search`, what MKLocalSearch answers) on the Monaco
 # extract against pyosmium's reading of it with the rules of docs/Search.md

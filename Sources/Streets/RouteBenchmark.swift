@@ -22,20 +22,36 @@ public enum RouteBenchmark {
         result.samples.reserveCapacity(queries)
         let count = UInt64(network.coordinates.count)
         guard count > 0 else { return result }
-        let clock = ContinuousClock()
         for _ in 0..<queries {
             let a = network.coordinates[Int(generator.next(upperBound: count))], b = network.coordinates[Int(generator.next(upperBound: count))]
-            let began = clock.now
-            let route = try? network.route(from: a, to: b)
-            let took = clock.now - began
-            result.samples.append(Double(took.components.seconds) * 1e6 + Double(took.components.attoseconds) / 1e12)
-            if let route {
-                result.routes += 1
-                result.checksum += route.distance
-            } else {
-                result.unreachable += 1
-            }
+            time(network, from: a, to: b, into: &result)
         }
         return result
+    }
+
+    /// Runs one route for each of `pairs`, in order: the same queries another
+    /// router can be timed on.
+    public static func run(_ network: StreetNetwork, pairs: [(from: Coordinate, to: Coordinate)]) -> Result {
+        var result = Result(samples: [], routes: 0, unreachable: 0, checksum: 0)
+        result.samples.reserveCapacity(pairs.count)
+        for pair in pairs {
+            time(network, from: pair.from, to: pair.to, into: &result)
+        }
+        return result
+    }
+
+    /// Times one route, snapping included, and adds it to `result`.
+    private static func time(_ network: StreetNetwork, from a: Coordinate, to b: Coordinate, into result: inout Result) {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let route = try? network.route(from: a, to: b)
+        let took = clock.now - began
+        result.samples.append(Double(took.components.seconds) * 1e6 + Double(took.components.attoseconds) / 1e12)
+        if let route {
+            result.routes += 1
+            result.checksum += route.distance
+        } else {
+            result.unreachable += 1
+        }
     }
 }

@@ -28,7 +28,8 @@ struct BenchCommand: ParsableCommand {
                           in two groups)
           route           the shortest walking route between two random nodes of --osm's
                           walking network, snapping included (--places N queries, default
-                          1000), after the network's build time and peak resident memory
+                          1000), after the network's build time and peak resident memory;
+                          with --pairs FILE, the routes between the pairs it lists instead
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:
@@ -48,6 +49,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("route: the OpenStreetMap extract whose walking network is routed on.", valueName: "FILE"))
     var osm: String?
+
+    @Option(help: ArgumentHelp("route: time the routes between these pairs instead of --places N random nodes: a pair a line, FROM and TO (LAT,LON or a place name) separated by a tab, as `stroll route -` reads them.", valueName: "FILE"))
+    var pairs: String?
 
     @Option(help: "How many nearest places for topk.")
     var k: Int = 20
@@ -87,6 +91,7 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("--variant must be full, full-distances, moves, topk, region, map-pan, map-zoom, pipeline or route")
         }
         guard (variant == "route") == (osm != nil) else { throw ValidationError("--osm FILE goes with --variant route, and route needs it") }
+        guard pairs == nil || variant == "route" else { throw ValidationError("--pairs FILE goes with --variant route") }
         guard count >= 1 else { throw ValidationError("--places must be at least 1") }
         guard k >= 1 else { throw ValidationError("--k must be at least 1") }
         guard regionSpan > 0, regionSpan.isFinite else { throw ValidationError("--region-span must be more than 0") }

@@ -49,4 +49,18 @@ struct BenchCommandTests {
         let bad = try await StrollBinary.run(["bench", "--variant", "topk", "--cluster"])
         #expect(bad.status == 64 && bad.stderr.contains("--cluster"))
     }
+
+    @Test("route --pairs: the routes between the pairs listed are timed, and a line that is not a pair is an error naming it, exit 65")
+    func routePairs() async throws {
+        let monaco = fixture("osm/monaco-latest.osm.pbf")
+        let pairs = try temporaryFile("43.7396,7.4275\t43.7314,7.4206\n43.7367,7.4216\t43.7396,7.4275\n", suffix: ".tsv")
+        let out = try await json(["--variant", "route", "--osm", monaco, "--pairs", pairs])
+        #expect(out["queries"] as? Int == 2 && out["routes"] as? Int == 2 && out["unreachable"] as? Int == 0)
+        #expect((out["checksum"] as? Double ?? 0) > 1000 && (out["build_ms"] as? Double ?? 0) > 0)
+        let bad = try temporaryFile("43.7384,7.4246\t43.7311,7.4197\n43.7384,7.4246\n", suffix: ".tsv")
+        let run = try await StrollBinary.run(["bench", "--variant", "route", "--osm", monaco, "--pairs", bad])
+        #expect(run.status == 65 && run.stderr.contains("line 2"), "\(run.status) \(run.stderr)")
+        let usage = try await StrollBinary.run(["bench", "--variant", "topk", "--pairs", pairs])
+        #expect(usage.status == 64 && usage.stderr.contains("--pairs"))
+    }
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Walking routes against an independent shortest path.
 
-    check_route.py STROLL [--pairs N] [--seed S] [--selftest]
+    check_route.py STROLL [--pairs N] [--seed S] [--osm FILE] [--selftest]
 
 Builds the walking network of the Monaco extract (Fixtures/osm, else
-../shared/data/osm) again in Python: pyosmium reads the ways and their node
-locations, the pedestrian rules of docs/Routing.md are written here a second
-time, every pair of successive nodes of a walkable way is an edge whose length
-is geographiclib's WGS84 geodesic, and networkx's Dijkstra gives the shortest
-path. N random pairs of nodes (seed S) are then asked of `stroll route -
+../shared/data/osm), or of --osm FILE, again in Python: pyosmium reads the
+ways and their node locations, the pedestrian rules of docs/Routing.md are
+written here a second time, every pair of successive nodes of a walkable way
+is an edge whose length is geographiclib's WGS84 geodesic, and networkx's
+Dijkstra gives the shortest path. N random pairs of nodes (seed S) are then asked of `stroll route -
 --osm FILE --json` (a pair a line on standard input; each answer as `stroll
 route A B --osm FILE --json` gives it, or the error and exit code it gives),
 each node given as LAT,LON, and each answer must have:
@@ -79,10 +79,13 @@ def extract():
     sys.exit("check_route: no Monaco extract in Fixtures/osm or ../shared/data/osm")
 
 
-def network(path):
-    """The graph of walkable segments and every walkable node's location."""
+def network(path, timings=None):
+    """The graph of walkable segments and every walkable node's location; `timings`, a dict, gets the
+    seconds spent reading the extract, measuring the segments and making the graph."""
     graph = nx.Graph()
     where = {}
+    steps = []
+    began = time.monotonic()
 
     class Ways(osmium.SimpleHandler):
         def way(self, w):
@@ -96,13 +99,19 @@ def network(path):
                     continue
                 where[n.ref] = (n.location.lat, n.location.lon)
                 if previous is not None and previous != n.ref:
-                    (a, b) = where[previous], where[n.ref]
-                    length = Geodesic.WGS84.Inverse(a[0], a[1], b[0], b[1])["s12"]
-                    if not graph.has_edge(previous, n.ref) or graph[previous][n.ref]["length"] > length:
-                        graph.add_edge(previous, n.ref, length=length)
+                    steps.append((previous, n.ref))
                 previous = n.ref
 
     Ways().apply_file(path, locations=True)
+    read = time.monotonic()
+    inverse, distance = Geodesic.WGS84.Inverse, Geodesic.DISTANCE
+    lengths = [inverse(*where[a], *where[b], distance)["s12"] for a, b in steps]
+    measured = time.monotonic()
+    for (a, b), length in zip(steps, lengths):
+        if not graph.has_edge(a, b) or graph[a][b]["length"] > length:
+            graph.add_edge(a, b, length=length)
+    if timings is not None:
+        timings.update(read_s=read - began, lengths_s=measured - read, graph_s=time.monotonic() - measured)
     return graph, where
 
 
@@ -134,7 +143,14 @@ def ask(stroll, path, where, chosen):
     return answers
 
 
-def check(stroll, path, graph, where, chosen, label="check_route"):
+def dijkstra(graph):
+    """networkx's shortest path between two nodes, as (length, nodes); NetworkXNoPath without one."""
+    return lambda a, b: nx.single_source_dijkstra(graph, a, b, weight="length")
+
+
+def check(stroll, path, graph, where, chosen, label="check_route", shortest=None):
+    """Every pair's route from `stroll route -` against `shortest(a, b)` (networkx's Dijkstra unless given)."""
+    shortest = shortest or dijkstra(graph)
     began = time.monotonic()
     answers = ask(stroll, path, where, chosen)
     routes = unreachable = ties = 0
@@ -142,7 +158,7 @@ def check(stroll, path, graph, where, chosen, label="check_route"):
     for (a, b), (code, out, err) in zip(chosen, answers):
         what = f"route from node {a} to node {b}"
         try:
-            length, expected = nx.single_source_dijkstra(graph, a, b, weight="length")
+            length, expected = shortest(a, b)
         except nx.NetworkXNoPath:
             assert code == 65, f"{what}: networkx finds no path, but stroll exited {code}: {out[:200]} {err[:200]}"
             assert "no walkable path" in err, f"{what}: exit 65 without saying there is no walkable path: {err[:200]}"
@@ -176,14 +192,15 @@ def check(stroll, path, graph, where, chosen, label="check_route"):
 
 
 def segments(graph, where):
-    """Every segment's ends, in metres east and north of Monaco (equirectangular: 0.3 % is enough for a 1 m test)."""
+    """Every segment's ends, as rows lat, lon, lat, lon."""
     ends = np.array([[*where[a], *where[b]] for a, b in graph.edges])
     return ends
 
 
-def planar(lat, lon):
+def planar(lat, lon, origin):
+    """Metres east and north of `origin` (equirectangular: 0.3 % is enough for a 1 m test)."""
     radius = 6371008.8
-    return np.radians(lon - 7.42) * radius * np.cos(np.radians(43.73)), np.radians(lat - 43.73) * radius
+    return np.radians(lon - origin[1]) * radius * np.cos(np.radians(origin[0])), np.radians(lat - origin[0]) * radius
 
 
 def walk(stroll, path, ends, where, pair, label="check_route"):
@@ -196,13 +213,14 @@ def walk(stroll, path, ends, where, pair, label="check_route"):
     events = [json.loads(line) for line in r.stdout.splitlines()]
     fixes = [e for e in events if e["type"] == "location"]
     assert fixes, f"{what}: no location events"
-    ax, ay = planar(ends[:, 0], ends[:, 1])
-    bx, by = planar(ends[:, 2], ends[:, 3])
+    origin = (float(ends[:, 0].mean()), float(ends[:, 1].mean()))
+    ax, ay = planar(ends[:, 0], ends[:, 1], origin)
+    bx, by = planar(ends[:, 2], ends[:, 3], origin)
     dx, dy = bx - ax, by - ay
     squared = np.maximum(dx * dx + dy * dy, 1e-12)
     worst = 0.0
     for f in fixes:
-        px, py = planar(f["lat"], f["lon"])
+        px, py = planar(f["lat"], f["lon"], origin)
         t = np.clip(((px - ax) * dx + (py - ay) * dy) / squared, 0, 1)
         off = float(np.min(np.hypot(ax + t * dx - px, ay + t * dy - py)))
         assert off <= 1.0, f"{what}: the fix at t={f['t']} ({f['lat']}, {f['lon']}) is {off:.2f} m from every walkable segment"
@@ -221,8 +239,9 @@ def main():
     parser.add_argument("--pairs", type=int, default=500)
     parser.add_argument("--seed", type=int, default=47)
     parser.add_argument("--selftest", action="store_true")
+    parser.add_argument("--osm", help="the extract (default: Monaco's)")
     args = parser.parse_args()
-    path = extract()
+    path = os.path.abspath(args.osm) if args.osm else extract()
     began = time.monotonic()
     graph, where = network(path)
     print(f"check_route: {os.path.basename(path)}: {graph.number_of_nodes()} walkable nodes, {graph.number_of_edges()} segments, "
