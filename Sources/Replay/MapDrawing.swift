@@ -100,7 +100,8 @@ public enum MapClipping {
     }
 
     /// The part of the segment from `p` to `q` inside `frame`, or nil when
-    /// none is. An end inside the frame is returned as it is, not recomputed.
+    /// none is. An end inside the frame is returned as it is, not recomputed;
+    /// an end where the segment crosses the frame's edge lies on that edge.
     public static func clip(_ p: MapPoint, _ q: MapPoint, to frame: MapRect) -> (MapPoint, MapPoint)? {
         let dx = q.x - p.x, dy = q.y - p.y
         var t0 = 0.0, t1 = 1.0
@@ -117,9 +118,11 @@ public enum MapClipping {
             }
             if t0 > t1 { return nil }
         }
-        let a = t0 == 0 ? p : MapPoint(x: p.x + t0 * dx, y: p.y + t0 * dy)
-        let b = t1 == 1 ? q : MapPoint(x: p.x + t1 * dx, y: p.y + t1 * dy)
-        return (a, b)
+        // A point computed on the frame's edge is held to it, against rounding.
+        func onFrame(_ t: Double) -> MapPoint {
+            MapPoint(x: min(max(p.x + t * dx, frame.x), frame.maxX), y: min(max(p.y + t * dy, frame.y), frame.maxY))
+        }
+        return (t0 == 0 ? p : onFrame(t0), t1 == 1 ? q : onFrame(t1))
     }
 }
 

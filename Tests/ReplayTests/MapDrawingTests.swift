@@ -75,11 +75,15 @@ struct MapDrawingTests {
     @Test("a label is put beside its pin where nothing is in the way, and on the other side when its first place is taken")
     func sides() throws {
         let a = LabelPlacement.Label(anchor: MapPoint(x: 100, y: 100), radius: 5, width: 60, height: 13)
-        let b = LabelPlacement.Label(anchor: MapPoint(x: 170, y: 100), radius: 5, width: 60, height: 13)
+        let b = LabelPlacement.Label(anchor: MapPoint(x: 180, y: 100), radius: 5, width: 60, height: 13)
         let boxes = LabelPlacement.place([a, b], in: MapRect(x: 0, y: 0, width: 400, height: 300))
         let first = try #require(boxes[0]), second = try #require(boxes[1])
         #expect(first.x == 108 && first.y < 100 && first.maxY > 100)
-        #expect(second.x == 178 && !first.intersects(second))
+        #expect(second.x == 188 && !first.intersects(second))
+        // A pin just right of a label's places on the right pushes the label to the left of its own pin.
+        let near = LabelPlacement.Label(anchor: MapPoint(x: 165, y: 100), radius: 5, width: 60, height: 13)
+        let pushed = try #require(LabelPlacement.place([a, near], in: MapRect(x: 0, y: 0, width: 400, height: 300))[0])
+        #expect(pushed.maxX == 92 && pushed.y < 100 && pushed.maxY > 100)
         // At the frame's right edge the label goes left of its pin.
         let edge = LabelPlacement.place([LabelPlacement.Label(anchor: MapPoint(x: 390, y: 100), radius: 5, width: 60, height: 13)],
                                         in: MapRect(x: 0, y: 0, width: 400, height: 300))
