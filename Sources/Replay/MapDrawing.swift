@@ -3,9 +3,12 @@ import Geodesy
 
 /// A point of a ``RunMap`` drawing, in screen points: x east, y down.
 public struct MapPoint: Sendable, Equatable {
+    /// Points from the drawing's left edge, east.
     public var x: Double
+    /// Points from the drawing's top edge, south.
     public var y: Double
 
+    /// The point (`x`, `y`).
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -14,11 +17,16 @@ public struct MapPoint: Sendable, Equatable {
 
 /// A rectangle of a ``RunMap`` drawing, in screen points (y down).
 public struct MapRect: Sendable, Equatable {
+    /// The left edge.
     public var x: Double
+    /// The top edge.
     public var y: Double
+    /// The width in points.
     public var width: Double
+    /// The height in points.
     public var height: Double
 
+    /// The rectangle from (`x`, `y`), `width` wide and `height` high.
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x
         self.y = y
@@ -26,7 +34,9 @@ public struct MapRect: Sendable, Equatable {
         self.height = height
     }
 
+    /// The right edge.
     public var maxX: Double { x + width }
+    /// The bottom edge.
     public var maxY: Double { y + height }
 
     /// Whether the two rectangles share some area (touching edges do not).
@@ -59,10 +69,12 @@ public struct MapStreet: Sendable, Equatable {
         case steps
     }
 
+    /// How the line is drawn.
     public var kind: Kind
     /// The line's points, in order.
     public var coordinates: [Coordinate]
 
+    /// A line of `kind` through `coordinates`.
     public init(kind: Kind, coordinates: [Coordinate]) {
         self.kind = kind
         self.coordinates = coordinates
@@ -141,10 +153,12 @@ public enum LabelPlacement {
         public var anchor: MapPoint
         /// The pin's radius in points.
         public var radius: Double
-        /// The label's box: its text's width and height.
+        /// The width of the label's box: its text's width.
         public var width: Double
+        /// The height of the label's box: its line's height.
         public var height: Double
 
+        /// The label of a pin at `anchor` of `radius`, its box `width` by `height`.
         public init(anchor: MapPoint, radius: Double, width: Double, height: Double) {
             self.anchor = anchor
             self.radius = radius

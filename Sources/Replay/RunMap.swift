@@ -362,6 +362,7 @@ public struct ScreenProjection: Sendable {
     public let width: Double
     public let height: Double
 
+    /// The screen point of `c`: x east, y down.
     public func screen(_ c: Coordinate) -> (x: Double, y: Double) {
         let p = projection.project(c)
         return (width / 2 + (p.x - centreX) * scale, height / 2 - (p.y - centreY) * scale)
