@@ -63,3 +63,16 @@ def map_failures(driver, streets):
     if overlaps:
         failures.append(f"labels overlap: {len(overlaps)} pairs, first {overlaps[:3]}")
     return failures, m
+
+
+def check_map(driver, url, streets, shot=None):
+    """Opens `url` and gives the failures of its map (`map_failures`) and
+    its console errors, and what was measured; saves a screenshot to `shot`."""
+    driver.get(url)
+    failures, m = map_failures(driver, streets)
+    errors = console_errors(driver)
+    if errors:
+        failures.append(f"console errors: {errors}")
+    if shot:
+        driver.save_screenshot(shot)
+    return failures, m

@@ -29,7 +29,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import chromium, console_errors, map_failures  # noqa: E402
+from browser import check_map, chromium, console_errors  # noqa: E402
 
 
 def check(driver, page, shot=None):
@@ -77,19 +77,6 @@ def wrong_pages(page, folder):
             (frozen, ["moving the slider did not change the ranking", "moving the slider did not change the time"])]
 
 
-def check_map(driver, page, streets, shot=None):
-    """The failures of one report's map: streets missing, over the walk or
-    outside the map (when `streets`), overlapping labels."""
-    driver.get("file://" + page)
-    failures, m = map_failures(driver, streets)
-    errors = console_errors(driver)
-    if errors:
-        failures.append(f"console errors: {errors}")
-    if shot:
-        driver.save_screenshot(shot)
-    return failures, m
-
-
 def wrong_maps(page, folder):
     """Two wrong copies of the Monaco report: (path, the failures it must give)."""
     html = open(page, encoding="utf-8").read()
@@ -130,7 +117,7 @@ def main():
                 else:
                     print(f"selftest: {os.path.basename(wrong)} fails as it must: {got}")
             for wrong, expected in wrong_maps(monaco, out):
-                got, _ = check_map(driver, wrong, streets=True)
+                got, _ = check_map(driver, "file://" + wrong, streets=True)
                 missing = [e for e in expected if not any(g.startswith(e) for g in got)]
                 if missing:
                     failures.append(f"selftest: {os.path.basename(wrong)} gave {got}, not {missing}")
@@ -140,12 +127,12 @@ def main():
         failures += got
         print(f"first ranking at {clock_before}: {before.splitlines()[:3]}")
         print(f"last ranking at {clock_after}: {after.splitlines()[:3]}")
-        got, m = check_map(driver, page, streets=False)
+        got, m = check_map(driver, "file://" + page, streets=False)
         failures += got
         print(f"Pier Head report: {len(m['labels'])} labels shown")
         got, _, _ = check(driver, monaco)
         failures += [f"Monaco report: {g}" for g in got]
-        got, m = check_map(driver, monaco, streets=True, shot=os.path.join(out, "monaco.png"))
+        got, m = check_map(driver, "file://" + monaco, streets=True, shot=os.path.join(out, "monaco.png"))
         failures += [f"Monaco report: {g}" for g in got]
         print(f"Monaco report: {m['streets']} street paths of {m['subpaths']} lines under the walk, {len(m['labels'])} labels shown")
     finally:

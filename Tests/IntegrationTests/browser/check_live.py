@@ -28,13 +28,12 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import chromium, console_errors, map_failures  # noqa: E402
+from browser import check_map, chromium, console_errors  # noqa: E402
 
-def check(stroll, walk, shot, deadline=30):
-    """The failures of the live view of `stroll serve` replaying `walk`."""
-    server = subprocess.Popen([stroll, "serve", walk, "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0",
-                               "--speed", "40", "--wait-for-clients", "1", "--select", "Leaf"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def serve(stroll, walk, options):
+    """`stroll serve` of `walk`, waiting for one client; and its page's address."""
+    server = subprocess.Popen([stroll, "serve", walk, "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0", "--speed", "40",
+                               "--wait-for-clients", "1"] + options, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = None
     for line in server.stdout:
         m = re.match(r"serving http on (127\.0\.0\.1:\d+)", line)
@@ -42,7 +41,12 @@ def check(stroll, walk, shot, deadline=30):
             url = f"http://{m.group(1)}/"
         if line.startswith("replaying"):
             break
+    return server, url
 
+
+def check(stroll, walk, shot, deadline=30):
+    """The failures of the live view of `stroll serve` replaying `walk`."""
+    server, url = serve(stroll, walk, ["--select", "Leaf"])
     driver = chromium()
     failures = []
 
@@ -107,21 +111,7 @@ def check(stroll, walk, shot, deadline=30):
     return failures
 
 
-def serve(stroll, walk, options):
-    """`stroll serve` of `walk`, waiting for one client; and its page's address."""
-    server = subprocess.Popen([stroll, "serve", walk, "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0", "--speed", "40",
-                               "--wait-for-clients", "1"] + options, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    url = None
-    for line in server.stdout:
-        m = re.match(r"serving http on (127\.0\.0\.1:\d+)", line)
-        if m:
-            url = f"http://{m.group(1)}/"
-        if line.startswith("replaying"):
-            break
-    return server, url
-
-
-def check_map(stroll, walk, options, streets, shot=None):
+def check_live_map(stroll, walk, options, streets, shot=None):
     """The failures of the live view's map: streets missing, over the walk or
     outside the map (when `streets`), overlapping labels."""
     server, url = serve(stroll, walk, options)
@@ -129,14 +119,7 @@ def check_map(stroll, walk, options, streets, shot=None):
     try:
         if url is None:
             return ["stroll serve did not print its http address"], {}
-        driver.get(url)
-        failures, m = map_failures(driver, streets)
-        errors = console_errors(driver)
-        if errors:
-            failures.append(f"console errors: {errors}")
-        if shot:
-            driver.save_screenshot(shot)
-        return failures, m
+        return check_map(driver, url, streets, shot)
     finally:
         driver.quit()
         server.terminate()
@@ -165,13 +148,13 @@ def main():
     subprocess.run([stroll, "route", "Place du Casino", "Musée Océanographique", "--osm", extract, "-o", monaco], check=True, stdout=subprocess.DEVNULL)
     places = ["--places", extract, "--osm-filter", "amenity=cafe,restaurant"]
     if "--selftest" in sys.argv:
-        got, _ = check_map(stroll, monaco, places, streets=True)
+        got, _ = check_live_map(stroll, monaco, places, streets=True)
         if not any(g.startswith("no streets drawn") for g in got):
             failures.append(f"selftest: the Monaco walk served without --osm gave {got}, not ['no streets drawn']")
         else:
             print(f"selftest: the Monaco walk served without --osm fails as it must: {got}")
     failures += check(stroll, "traces/lime-street-to-campus.csv", os.path.join(out, "live.png"))
-    got, m = check_map(stroll, monaco, places + ["--osm", extract], streets=True, shot=os.path.join(out, "live-monaco.png"))
+    got, m = check_live_map(stroll, monaco, places + ["--osm", extract], streets=True, shot=os.path.join(out, "live-monaco.png"))
     failures += [f"Monaco live view: {g}" for g in got]
     print(f"Monaco live view: {m.get('streets', 0)} street paths of {m.get('subpaths', 0)} lines under the walk, {len(m.get('labels', []))} labels shown")
     for f in failures:
