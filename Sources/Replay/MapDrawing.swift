@@ -144,8 +144,9 @@ public enum MapClipping {
 /// above, level and below; then left; then centred above and below) and
 /// takes the first that stays inside the frame, overlaps no label placed
 /// before it and none of the `avoiding` rectangles, and covers no other
-/// pin; failing that, the first that covers a pin but overlaps no label;
-/// failing that, the label is left out.
+/// pin and none of the `sparing` points (the walk's); failing that, the
+/// first that covers some of those but overlaps no label; failing that,
+/// the label is left out.
 public enum LabelPlacement {
     /// One pin's label to place.
     public struct Label: Sendable, Equatable {
@@ -182,7 +183,8 @@ public enum LabelPlacement {
 
     /// The box of each label, in the order given, or nil for a label left
     /// out. The boxes returned are pairwise disjoint and inside `frame`.
-    public static func place(_ labels: [Label], in frame: MapRect, avoiding: [MapRect] = [], gap: Double = 3) -> [MapRect?] {
+    public static func place(_ labels: [Label], in frame: MapRect, avoiding: [MapRect] = [], sparing points: [MapPoint] = [],
+                             gap: Double = 3) -> [MapRect?] {
         var placed: [MapRect] = []
         var result: [MapRect?] = []
         result.reserveCapacity(labels.count)
@@ -201,8 +203,14 @@ public enum LabelPlacement {
         for (k, label) in labels.enumerated() where near.contains(label.anchor) && label.radius.isFinite && label.radius < cell {
             for c in cells(label.pin) { pins[c, default: []].append(k) }
         }
+        var spared: [Int64: [MapPoint]] = [:]
+        for p in points where frame.contains(p) {
+            spared[key(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down))), default: []].append(p)
+        }
         func coversPin(_ r: MapRect, except own: Int) -> Bool {
-            cells(r).contains { c in pins[c, default: []].contains { $0 != own && labels[$0].pin.intersects(r) } }
+            cells(r).contains { c in
+                pins[c, default: []].contains { $0 != own && labels[$0].pin.intersects(r) } || spared[c, default: []].contains { r.contains($0) }
+            }
         }
         func overlapsLabel(_ r: MapRect) -> Bool {
             cells(r).contains { c in placedByCell[c, default: []].contains { placed[$0].intersects(r) } }

@@ -87,7 +87,7 @@ public struct RunMap {
 
     /// The labels' boxes: ``LabelPlacement`` with the selected place first,
     /// then the places nearest to the walk, then by name and id; the north
-    /// arrow and the scale bar kept clear.
+    /// arrow and the scale bar kept clear, the walk where another place will do.
     private static func placeLabels(places: [Place], report: RunReport, projector: ScreenProjection) -> [MapRect?] {
         let width = projector.width, height = projector.height
         var walk = report.trace.replaySegments.flatMap(\.fixes).map(\.coordinate) + report.delivered.map(\.location.coordinate)
@@ -123,7 +123,24 @@ public struct RunMap {
         let bar = scaleBar(width: width, scale: projector.scale)
         let furniture = [MapRect(x: width - 54, y: 20, width: 30, height: 58),
                          MapRect(x: 14, y: height - 56, width: max(60, bar.length) + 12, height: 30)]
-        let boxes = LabelPlacement.place(order.map { labels[$0] }, in: MapRect(x: 2, y: 2, width: width - 4, height: height - 4), avoiding: furniture)
+        // The walk is spared where a label can go elsewhere: its points, and points along its longer segments.
+        var spared = report.delivered.map { fix in
+            let p = projector.screen(fix.location.coordinate)
+            return MapPoint(x: p.x, y: p.y)
+        }
+        for segment in report.trace.replaySegments {
+            let points = segment.fixes.map { projector.screen($0.coordinate) }
+            for (a, b) in zip(points, points.dropFirst()) {
+                let steps = max(1, min(50, Int((hypot(b.x - a.x, b.y - a.y) / 4).rounded(.up))))
+                for k in 0..<steps {
+                    let t = Double(k) / Double(steps)
+                    spared.append(MapPoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t))
+                }
+            }
+            if let last = points.last { spared.append(MapPoint(x: last.x, y: last.y)) }
+        }
+        let boxes = LabelPlacement.place(order.map { labels[$0] }, in: MapRect(x: 2, y: 2, width: width - 4, height: height - 4),
+                                         avoiding: furniture, sparing: spared)
         var result = [MapRect?](repeating: nil, count: places.count)
         for (k, i) in order.enumerated() { result[i] = boxes[k] }
         return result
@@ -177,7 +194,8 @@ public struct RunMap {
             out += "<title>\(escape(change.group)): nearest is now \(escape(change.name)) at \(f(change.t)) s</title></g>\n"
         }
         // Labelled pins; the selected one stands out.
-        // Each label where ``LabelPlacement`` put it; a label left out is the pin's tooltip.
+        // Each label where ``LabelPlacement`` put it, haloed in the background's colour so that it reads over
+        // the streets; a label left out is the pin's tooltip.
         for (place, box) in zip(places, labelBoxes) {
             let p = screen(place.coordinate)
             let selected = place.id == report.selected
@@ -185,7 +203,7 @@ public struct RunMap {
             let name = escape(Self.labelText(place))
             out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(Int(Self.pinRadius(selected: selected)))\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
             if let box {
-                out += "<text class=\"label\" x=\"\(f(box.x))\" y=\"\(f(box.y + LabelPlacement.baseline(fontSize: size)))\" data-w=\"\(f(box.width))\" font-size=\"\(Int(size))\" fill=\"#222\"\(selected ? " font-weight=\"bold\"" : "")>\(name)</text></g>\n"
+                out += "<text class=\"label\" x=\"\(f(box.x))\" y=\"\(f(box.y + LabelPlacement.baseline(fontSize: size)))\" data-w=\"\(f(box.width))\" font-size=\"\(Int(size))\" fill=\"#222\" stroke=\"#f7f5f0\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"\(selected ? " font-weight=\"bold\"" : "")>\(name)</text></g>\n"
             } else {
                 out += "<title>\(name)</title></g>\n"
             }

@@ -84,6 +84,11 @@ struct MapDrawingTests {
         let near = LabelPlacement.Label(anchor: MapPoint(x: 165, y: 100), radius: 5, width: 60, height: 13)
         let pushed = try #require(LabelPlacement.place([a, near], in: MapRect(x: 0, y: 0, width: 400, height: 300))[0])
         #expect(pushed.maxX == 92 && pushed.y < 100 && pushed.maxY > 100)
+        // A point of the walk where the label would go sends it elsewhere; with nowhere else, it is covered.
+        let spared = try #require(LabelPlacement.place([a], in: MapRect(x: 0, y: 0, width: 400, height: 300), sparing: [MapPoint(x: 130, y: 100)])[0])
+        #expect(!spared.contains(MapPoint(x: 130, y: 100)) && spared != first)
+        let everywhere = a.candidates(gap: 3).map { MapPoint(x: $0.x + $0.width / 2, y: $0.y + $0.height / 2) }
+        #expect(LabelPlacement.place([a], in: MapRect(x: 0, y: 0, width: 400, height: 300), sparing: everywhere)[0] == first)
         // At the frame's right edge the label goes left of its pin.
         let edge = LabelPlacement.place([LabelPlacement.Label(anchor: MapPoint(x: 390, y: 100), radius: 5, width: 60, height: 13)],
                                         in: MapRect(x: 0, y: 0, width: 400, height: 300))
