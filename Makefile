@@ -305,9 +305,12 @@ bench-peers: build $(PYENV)/ready-2
 
 # Checks the HTML report and `stroll serve`'s live view in a real headless
 # browser (Debian's chromium and chromium-driver, driven by selenium) and
-# saves out/browser/run.png and out/browser/live.png; each check is first
-# shown failing on a wrong page (a report that throws as it loads, one whose
-# frames are all the first; a live walker standing still).
+# saves out/browser/run.png, monaco.png, live.png and live-monaco.png: the
+# Monaco route walk's maps, given --osm, must draw streets under the walk,
+# and no two labels may overlap. Each check is first shown failing on a wrong
+# page (a report that throws as it loads, one whose frames are all the first,
+# one without streets, one with its labels unplaced; a live walker standing
+# still, a live view without --osm).
 test-browser: build $(PYENV)/ready-selenium
 	@$(APT_NEED) chromium chromium-driver
 	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_html.py $(STROLL) out/browser --selftest

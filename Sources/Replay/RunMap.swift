@@ -34,7 +34,120 @@ public struct RunMap {
         // Room for labels on the right: the map's centre sits left of the picture's.
         scale = min((width - 260) / spanX, (height - 100) / spanY)
         centre = (((xs.max() ?? 0) + (xs.min() ?? 0)) / 2 + 90 / scale, ((ys.max() ?? 0) + (ys.min() ?? 0)) / 2)
+        labelBoxes = Self.placeLabels(places: nearby, report: report, projector: ScreenProjection(
+            projection: plane, scale: scale, centreX: centre.x, centreY: centre.y, width: width, height: height))
     }
+
+    /// Each place's label box (in the order of `places`), or nil for a label
+    /// left out because every position tried would overlap another's
+    /// (``LabelPlacement``): the selected place's first, then the others
+    /// from the nearest to the walk.
+    public let labelBoxes: [MapRect?]
+
+    /// The streets and footpaths drawn under the walk, by kind: each line
+    /// cut to the drawing's frame, in screen points.
+    public private(set) var streetLines: [MapStreet.Kind: [[MapPoint]]] = [:]
+
+    /// The drawing's frame, in screen points.
+    public var frame: MapRect { MapRect(x: 0, y: 0, width: width, height: height) }
+
+    /// The box of coordinates the drawing shows, a little widened: what to
+    /// ask a street network for before ``drawStreets(_:)`` clips it.
+    public var visibleBounds: (south: Double, west: Double, north: Double, east: Double) {
+        projector.bounds(margin: 20)
+    }
+
+    /// Draws `streets` under the walk: each cut to the drawing's frame
+    /// (``MapClipping``), so that only what is shown is kept.
+    public mutating func drawStreets(_ streets: [MapStreet]) {
+        let frame = frame
+        for street in streets {
+            let points = street.coordinates.map { c in
+                let p = screen(c)
+                return MapPoint(x: p.x, y: p.y)
+            }
+            let pieces = MapClipping.clip(points, to: frame)
+            if !pieces.isEmpty { streetLines[street.kind, default: []] += pieces }
+        }
+    }
+
+    /// The font size of a place's label.
+    static func fontSize(selected: Bool) -> Double { selected ? 13 : 11 }
+
+    /// The pins' radius.
+    static func pinRadius(selected: Bool) -> Double { selected ? 8 : 5 }
+
+    /// The scale bar: a round number of metres near a fifth of the width, and its length in points.
+    static func scaleBar(width: Double, scale: Double) -> (metres: Double, length: Double) {
+        let target = width / 5 / scale
+        let magnitude = pow(10, floor(log10(target)))
+        let metres = [1.0, 2, 5, 10].map { $0 * magnitude }.last { $0 <= target } ?? magnitude
+        return (metres, metres * scale)
+    }
+
+    /// The labels' boxes: ``LabelPlacement`` with the selected place first,
+    /// then the places nearest to the walk, then by name and id; the north
+    /// arrow and the scale bar kept clear, the walk where another place will do.
+    private static func placeLabels(places: [Place], report: RunReport, projector: ScreenProjection) -> [MapRect?] {
+        let width = projector.width, height = projector.height
+        var walk = report.trace.replaySegments.flatMap(\.fixes).map(\.coordinate) + report.delivered.map(\.location.coordinate)
+        if walk.count > 2000 {
+            let stride = (walk.count + 1999) / 2000
+            walk = walk.indices.filter { $0 % stride == 0 }.map { walk[$0] }
+        }
+        let walkPoints = walk.map { projector.screen($0) }
+        let labels = places.map { place -> LabelPlacement.Label in
+            let p = projector.screen(place.coordinate)
+            let selected = place.id == report.selected
+            let size = fontSize(selected: selected)
+            return LabelPlacement.Label(anchor: MapPoint(x: p.x, y: p.y), radius: pinRadius(selected: selected),
+                                        width: LabelPlacement.textWidth(labelText(place), fontSize: size, bold: selected),
+                                        height: LabelPlacement.textHeight(fontSize: size))
+        }
+        // The squared distance in points from each pin to the nearest point of the walk.
+        let distance = labels.map { (label: LabelPlacement.Label) -> Double in
+            var nearest = Double.infinity
+            for w in walkPoints {
+                let dx: Double = w.x - label.anchor.x, dy: Double = w.y - label.anchor.y
+                nearest = min(nearest, dx * dx + dy * dy)
+            }
+            return nearest.isFinite ? nearest : 0
+        }
+        let order = places.indices.sorted { a, b in
+            let sa = places[a].id == report.selected, sb = places[b].id == report.selected
+            if sa != sb { return sa }
+            if distance[a] != distance[b] { return distance[a] < distance[b] }
+            if places[a].name != places[b].name { return places[a].name < places[b].name }
+            return places[a].id < places[b].id
+        }
+        let bar = scaleBar(width: width, scale: projector.scale)
+        let furniture = [MapRect(x: width - 54, y: 20, width: 30, height: 58),
+                         MapRect(x: 14, y: height - 56, width: max(60, bar.length) + 12, height: 30)]
+        // The walk is spared where a label can go elsewhere: its points, and points along its longer segments.
+        var spared = report.delivered.map { fix in
+            let p = projector.screen(fix.location.coordinate)
+            return MapPoint(x: p.x, y: p.y)
+        }
+        for segment in report.trace.replaySegments {
+            let points = segment.fixes.map { projector.screen($0.coordinate) }
+            for (a, b) in zip(points, points.dropFirst()) {
+                let steps = max(1, min(50, Int((hypot(b.x - a.x, b.y - a.y) / 4).rounded(.up))))
+                for k in 0..<steps {
+                    let t = Double(k) / Double(steps)
+                    spared.append(MapPoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t))
+                }
+            }
+            if let last = points.last { spared.append(MapPoint(x: last.x, y: last.y)) }
+        }
+        let boxes = LabelPlacement.place(order.map { labels[$0] }, in: MapRect(x: 2, y: 2, width: width - 4, height: height - 4),
+                                         avoiding: furniture, sparing: spared)
+        var result = [MapRect?](repeating: nil, count: places.count)
+        for (k, i) in order.enumerated() { result[i] = boxes[k] }
+        return result
+    }
+
+    /// A place's label: its name on one line.
+    static func labelText(_ place: Place) -> String { place.name.replacingOccurrences(of: "\n", with: " ") }
 
     /// Screen position of a coordinate: x east, y down (north up).
     public func screen(_ c: Coordinate) -> (x: Double, y: Double) { projector.screen(c) }
@@ -59,6 +172,7 @@ public struct RunMap {
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"map\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
         out += "<title>\(escape(report.trace.name ?? "Stroll replay"))</title>\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#f7f5f0\"/>\n"
+        out += streetsElement()
         // The trace.
         for segment in report.trace.replaySegments where segment.fixes.count >= 2 {
             let points = segment.fixes.map { let p = screen($0.coordinate); return "\(f(p.x)),\(f(p.y))" }.joined(separator: " ")
@@ -80,11 +194,19 @@ public struct RunMap {
             out += "<title>\(escape(change.group)): nearest is now \(escape(change.name)) at \(f(change.t)) s</title></g>\n"
         }
         // Labelled pins; the selected one stands out.
-        for place in places {
+        // Each label where ``LabelPlacement`` put it, haloed in the background's colour so that it reads over
+        // the streets; a label left out is the pin's tooltip.
+        for (place, box) in zip(places, labelBoxes) {
             let p = screen(place.coordinate)
             let selected = place.id == report.selected
-            out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(selected ? 8 : 5)\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
-            out += "<text x=\"\(f(p.x + 8))\" y=\"\(f(p.y - 6))\" font-size=\"\(selected ? 13 : 11)\" fill=\"#222\"\(selected ? " font-weight=\"bold\"" : "")>\(escape(place.name.replacingOccurrences(of: "\n", with: " ")))</text></g>\n"
+            let size = Self.fontSize(selected: selected)
+            let name = escape(Self.labelText(place))
+            out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(Int(Self.pinRadius(selected: selected)))\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
+            if let box {
+                out += "<text class=\"label\" x=\"\(f(box.x))\" y=\"\(f(box.y + LabelPlacement.baseline(fontSize: size)))\" data-w=\"\(f(box.width))\" font-size=\"\(Int(size))\" fill=\"#222\" stroke=\"#f7f5f0\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"\(selected ? " font-weight=\"bold\"" : "")>\(name)</text></g>\n"
+            } else {
+                out += "<title>\(name)</title></g>\n"
+            }
         }
         // The walker (moved by the HTML page's slider).
         if let last = report.delivered.last {
@@ -92,10 +214,7 @@ public struct RunMap {
             out += "<circle id=\"walker\" cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"7\" fill=\"#ffffff\" stroke=\"#2a7ab0\" stroke-width=\"3\"/>\n"
         }
         // Scale bar: a round number of metres near a fifth of the width.
-        let target = width / 5 / scale
-        let magnitude = pow(10, floor(log10(target)))
-        let metres = [1.0, 2, 5, 10].map { $0 * magnitude }.last { $0 <= target } ?? magnitude
-        let bar = metres * scale
+        let (metres, bar) = Self.scaleBar(width: width, scale: scale)
         out += "<g class=\"scale-bar\"><rect x=\"20\" y=\"\(f(height - 34))\" width=\"\(f(bar))\" height=\"6\" fill=\"#222\"/>"
         out += "<text x=\"20\" y=\"\(f(height - 40))\" font-size=\"12\">\(metres >= 1000 ? "\(metres / 1000) km" : "\(Int(metres)) m")</text></g>\n"
         // North arrow.
@@ -103,6 +222,53 @@ public struct RunMap {
         out += "</svg>\n"
         return out
     }
+
+    /// The streets and footpaths layer: one path for each kind, streets
+    /// wide and light, paths thin and dashed, steps short-dashed; nothing
+    /// without streets. Points are rounded to a tenth of a point and those
+    /// within half a point of the last one kept are left out.
+    func streetsElement() -> String {
+        guard !streetLines.isEmpty else { return "" }
+        var out = "<g id=\"streets\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+        for kind in MapStreet.Kind.allCases {
+            guard let lines = streetLines[kind], !lines.isEmpty else { continue }
+            var d = ""
+            for line in lines {
+                var kept: [MapPoint] = []
+                for (k, p) in line.enumerated() {
+                    if let last = kept.last, k < line.count - 1, abs(p.x - last.x) < 0.5, abs(p.y - last.y) < 0.5 { continue }
+                    kept.append(p)
+                }
+                let text = kept.map { "\(f($0.x)),\(f($0.y))" }
+                var unique: [String] = []
+                for t in text where unique.last != t { unique.append(t) }
+                guard unique.count >= 2 else { continue }
+                d += "M" + unique.joined(separator: " ")
+            }
+            guard !d.isEmpty else { continue }
+            let style = switch kind {
+            case .street: "stroke=\"#dcd5c6\" stroke-width=\"4\""
+            case .path: "stroke=\"#a0927c\" stroke-width=\"1.2\" stroke-dasharray=\"4 2\""
+            case .steps: "stroke=\"#8a6d4b\" stroke-width=\"2.5\" stroke-dasharray=\"1 1.5\" stroke-linecap=\"butt\""
+            }
+            out += "<path class=\"\(kind.rawValue)\" \(style) d=\"\(d)\"/>\n"
+        }
+        out += "</g>\n"
+        return out
+    }
+
+    /// The script the run's pages share: a label whose text came out wider
+    /// than the box placed for it (another font than the estimate's) is
+    /// condensed to the box, so that labels stay apart in any browser.
+    public static let labelScript = """
+    for (const t of document.querySelectorAll("#map text.label")) {
+      const w = Number(t.getAttribute("data-w"));
+      if (w > 0 && t.getComputedTextLength() > w) {
+        t.setAttribute("textLength", w);
+        t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    }
+    """
 
     /// The style the run's pages share (this one and `stroll serve`'s live view).
     public static let pageStyle = """
@@ -168,6 +334,7 @@ public struct RunMap {
         </main>
         <script>
         \(Self.rankingScript)
+        \(Self.labelScript)
         const frames = \(data);
         const slider = document.getElementById("time");
         function clock(t) {
@@ -213,8 +380,24 @@ public struct ScreenProjection: Sendable {
     public let width: Double
     public let height: Double
 
+    /// The screen point of `c`: x east, y down.
     public func screen(_ c: Coordinate) -> (x: Double, y: Double) {
         let p = projection.project(c)
         return (width / 2 + (p.x - centreX) * scale, height / 2 - (p.y - centreY) * scale)
+    }
+
+    /// The coordinate at screen point (`x`, `y`).
+    public func coordinate(x: Double, y: Double) -> Coordinate {
+        projection.unproject(x: (x - width / 2) / scale + centreX, y: (height / 2 - y) / scale + centreY)
+    }
+
+    /// The box of coordinates (degrees) that holds the drawing's frame
+    /// widened by `margin` points on every side.
+    public func bounds(margin: Double = 0) -> (south: Double, west: Double, north: Double, east: Double) {
+        let corners = [(-margin, -margin), (width + margin, -margin), (-margin, height + margin), (width + margin, height + margin),
+                       (width / 2, -margin), (width / 2, height + margin), (-margin, height / 2), (width + margin, height / 2)]
+            .map { coordinate(x: $0.0, y: $0.1) }
+        let lat = corners.map(\.latitude), lon = corners.map(\.longitude)
+        return (lat.min() ?? 0, lon.min() ?? 0, lat.max() ?? 0, lon.max() ?? 0)
     }
 }

@@ -30,8 +30,12 @@ public struct RunFiles: Sendable {
     public var needsOrderChanges: Bool { geoPackage != nil }
 
     /// Writes the files asked for; returns the paths written, in order.
+    /// `streets`, when given, is asked for the streets and footpaths within
+    /// the box of coordinates the map shows (south, west, north, east), and
+    /// the SVG map and the HTML page draw them under the walk.
     @discardableResult
-    public func write(_ report: RunReport, places: [Place], distanceFilter: Double) throws -> [String] {
+    public func write(_ report: RunReport, places: [Place], distanceFilter: Double,
+                      streets: ((_ bounds: (south: Double, west: Double, north: Double, east: Double)) -> [MapStreet])? = nil) throws -> [String] {
         var written: [String] = []
         if let path = geoJSON {
             try TraceWriter.writeAtomically(report.geoJSON(places: places).text + "\n", to: path)
@@ -46,7 +50,8 @@ public struct RunFiles: Sendable {
             written.append(path)
         }
         if svg != nil || html != nil {
-            let map = RunMap(report: report, places: places, distanceFilter: distanceFilter)
+            var map = RunMap(report: report, places: places, distanceFilter: distanceFilter)
+            if let streets { map.drawStreets(streets(map.visibleBounds)) }
             if let path = svg {
                 try TraceWriter.writeAtomically(map.svg(), to: path)
                 written.append(path)

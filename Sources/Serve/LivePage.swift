@@ -42,6 +42,7 @@ public struct LivePage: Sendable {
         </main>
         <script>
         \(RunMap.rankingScript)
+        \(RunMap.labelScript)
         const svg = document.getElementById("map");
         const ns = "http://www.w3.org/2000/svg";
         function element(id, tag, attributes) {

@@ -26,7 +26,7 @@ extension StreetNetwork {
                     needed.insert(middle)
                 }
                 guard let use = WalkingRules.use(way.tags) else { return }
-                ways.append(Way(id: way.id, use: use, nodes: way.nodes, name: way.tags["name"] ?? way.tags["ref"]))
+                ways.append(Way(id: way.id, use: use, kind: WalkingRules.kind(way.tags), nodes: way.nodes, name: way.tags["name"] ?? way.tags["ref"]))
                 needed.formUnion(way.nodes)
             }
             locations.reserveCapacity(needed.count)

@@ -51,6 +51,8 @@ public struct StreetNetwork: Sendable {
     let edgePoints: [Int32]
     let edgeCumulative: [Double]
     let edgeSteps: [Bool]
+    /// Each edge's way's kind, for drawing.
+    let edgeKind: [WalkingRules.Kind]
     let edgeFrom: [Int32]
     let edgeTo: [Int32]
     /// Each edge's way's name as an index in `wayNames` (0: no name).
@@ -69,6 +71,8 @@ public struct StreetNetwork: Sendable {
     struct Way {
         var id: Int64
         var use: WalkingRules.Use
+        /// What the way is drawn as (``WalkingRules/kind(_:)``).
+        var kind: WalkingRules.Kind = .street
         var nodes: [Int64]
         /// The way's `name`, else its `ref`; nil without either.
         var name: String?
@@ -84,7 +88,7 @@ public struct StreetNetwork: Sendable {
         var nodeIDs: [Int64] = []
         var coordinates: [Coordinate] = []
         var uses: [Int32] = []
-        var runs: [(points: [Int32], steps: Bool, name: Int32)] = []
+        var runs: [(points: [Int32], steps: Bool, kind: WalkingRules.Kind, name: Int32)] = []
         var wayNames = [""]
         var nameIndex: [String: Int32] = [:]
         for way in ways {
@@ -100,7 +104,7 @@ public struct StreetNetwork: Sendable {
                 }
             }
             func close() {
-                if run.count >= 2 { runs.append((run, way.use == .steps, name)) }
+                if run.count >= 2 { runs.append((run, way.use == .steps, way.kind, name)) }
                 run = []
             }
             for node in way.nodes {
@@ -141,7 +145,7 @@ public struct StreetNetwork: Sendable {
             vertexPoint.append(Int32(p))
         }
         let geodesic = Geodesic.wgs84
-        var edgeStart: [Int32] = [0], edgePoints: [Int32] = [], edgeCumulative: [Double] = [], edgeSteps: [Bool] = []
+        var edgeStart: [Int32] = [0], edgePoints: [Int32] = [], edgeCumulative: [Double] = [], edgeSteps: [Bool] = [], edgeKind: [WalkingRules.Kind] = []
         var edgeFrom: [Int32] = [], edgeTo: [Int32] = [], edgeName: [Int32] = []
         for run in runs {
             var start = 0
@@ -154,6 +158,7 @@ public struct StreetNetwork: Sendable {
                 }
                 edgeStart.append(Int32(edgePoints.count))
                 edgeSteps.append(run.steps)
+                edgeKind.append(run.kind)
                 edgeFrom.append(vertexOfPoint[Int(run.points[start])])
                 edgeTo.append(vertexOfPoint[Int(run.points[i])])
                 edgeName.append(run.name)
@@ -197,6 +202,7 @@ public struct StreetNetwork: Sendable {
         self.edgePoints = edgePoints
         self.edgeCumulative = edgeCumulative
         self.edgeSteps = edgeSteps
+        self.edgeKind = edgeKind
         self.edgeFrom = edgeFrom
         self.edgeTo = edgeTo
         self.edgeName = edgeName

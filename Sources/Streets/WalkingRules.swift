@@ -16,6 +16,26 @@ public enum WalkingRules {
         case steps
     }
 
+    /// What a walkable way is drawn as on a map: a street, a footpath or steps.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// A street or road (`residential`, `service`, `primary`, `pedestrian`, …).
+        case street
+        /// A way for people on foot, bicycles or horses (`footway`, `path`, `cycleway`, `bridleway`, `track`, `corridor`, `platform`, `elevator`).
+        case path
+        /// `highway=steps`.
+        case steps
+    }
+
+    /// The `highway` values drawn as paths rather than streets.
+    public static let pathHighways: Set<String> = ["footway", "path", "cycleway", "bridleway", "track", "corridor", "platform", "elevator"]
+
+    /// What a way with these tags is drawn as, by its `highway` value (whether or not a pedestrian may use it).
+    public static func kind(_ tags: [String: String]) -> Kind {
+        guard let highway = tags["highway"] else { return .street }
+        if highway == "steps" { return .steps }
+        return pathHighways.contains(highway) ? .path : .street
+    }
+
     /// The `highway` values a pedestrian may use.
     public static let walkableHighways: Set<String> = [
         "footway", "path", "pedestrian", "steps", "living_street", "residential", "service", "unclassified", "road", "track",

@@ -56,10 +56,10 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the run as a GeoPackage: layers fixes and places, and the table order_changes.", valueName: "FILE"))
     var gpkg: String?
 
-    @Option(help: ArgumentHelp("Write an SVG map of the run: trace, fixes with filter circles, pins, nearest changes.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Write an SVG map of the run: trace, fixes with filter circles, pins, nearest changes (and --osm's streets under them).", valueName: "FILE"))
     var svg: String?
 
-    @Option(help: ArgumentHelp("Write one self-contained HTML page: the map and a time slider that replays the ranking.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Write one self-contained HTML page: the map (with --osm, the extract's streets and footpaths under the walk) and a time slider that replays the ranking.", valueName: "FILE"))
     var html: String?
 
     @Option(help: ArgumentHelp("Write a golden timeline of the order changes.", valueName: "FILE"))
@@ -104,12 +104,15 @@ struct ReplayCommand: AsyncParsableCommand {
 
 extension ReplayCommand {
     /// The walk of --route, timed as a trace without times would be; nil without --route.
-    func routedWalk() throws -> (label: String, trace: Trace)? {
+    func routedWalk(on network: StreetNetwork? = nil) throws -> (label: String, trace: Trace)? {
         guard route.count == 2 else { return nil }
-        let walk = try street.route(from: route[0], to: route[1])
+        let walk = try street.route(from: route[0], to: route[1], on: network)
         let start = ISO8601Time.parse(simulation.start)?.seconds ?? 0
         return ("route \(route[0]) to \(route[1])", walk.trace(speed: simulation.walkingSpeed, start: start, name: "\(route[0]) to \(route[1])"))
     }
+
+    /// Whether the SVG map or the HTML page draws --osm's streets under the walk.
+    var drawsStreets: Bool { street.osm != nil && (svg != nil || html != nil) }
 
     /// The visit thresholds of --visits, --visit-radius and --visit-minutes; nil without --visits.
     var visitSettings: VisitSettings? {

@@ -5,6 +5,7 @@ import Logging
 import Proximity
 import Replay
 import RunFiles
+import Streets
 import Traces
 
 /// One replay from the command line: loads its inputs, runs the location
@@ -17,11 +18,14 @@ struct ReplaySession {
     var sortMode: SortMode = .distance
     var out: EventWriter
     let log: Logger
+    /// The walking network of --osm, read once: for --route, and for the streets of --svg and --html.
+    let network: StreetNetwork?
 
     init(command: ReplayCommand) throws {
         self.command = command
         log = command.logging.logger("stroll.replay")
-        inputs = try command.simulation.load(trace: command.trace, routed: try command.routedWalk(), log: log) { error in
+        network = command.route.count == 2 || command.drawsStreets ? try command.street.network() : nil
+        inputs = try command.simulation.load(trace: command.trace, routed: try command.routedWalk(on: network), log: log) { error in
             if command.format == "jsonl" {
                 let e = JSON.object([("type", .string("error")), ("t", .int(0)), ("code", .string("badInput")), ("message", .string(error.reason)),
                                      ("file", .string(error.file)), ("line", error.line > 0 ? .int(error.line) : .null)])
@@ -108,7 +112,11 @@ struct ReplaySession {
 
     private func writeOutputs(_ report: RunReport, active: [Place]) throws {
         do {
-            for path in try files.write(report, places: active, distanceFilter: command.simulation.settings.distanceFilter) { log.debug("wrote \(path)") }
+            var streets: ((_ bounds: (south: Double, west: Double, north: Double, east: Double)) -> [MapStreet])?
+            if command.drawsStreets, let network { streets = { network.mapStreets(in: $0) } }
+            for path in try files.write(report, places: active, distanceFilter: command.simulation.settings.distanceFilter, streets: streets) {
+                log.debug("wrote \(path)")
+            }
         } catch {
             throw failure("error: cannot write output: \(error.localizedDescription)", StrollExit.internalError)
         }

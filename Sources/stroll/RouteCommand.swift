@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Replay
 import Streets
 import Traces
 
@@ -131,8 +132,8 @@ struct StreetOptions: ParsableArguments {
 
     /// The route from `from` to `to` through the via points; errors are printed
     /// and become the contract's exit codes.
-    func route(from: String, to: String) throws -> StreetRoute {
-        let network = try network()
+    func route(from: String, to: String, on loaded: StreetNetwork? = nil) throws -> StreetRoute {
+        let network = try loaded ?? network()
         do {
             return try route(on: network, from: from, to: to)
         } catch {
@@ -143,11 +144,7 @@ struct StreetOptions: ParsableArguments {
     /// The walking network of --osm; errors are printed and become the contract's exit codes.
     func network() throws -> StreetNetwork {
         guard let osm else { throw failure("error: a route needs --osm FILE, the OpenStreetMap extract to walk on", StrollExit.usage) }
-        do {
-            return try StreetNetwork.load(osm)
-        } catch {
-            throw failure("error: \(error.description)", error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
-        }
+        return try loadStreetNetwork(osm)
     }
 
     /// The route from `from` to `to` through the via points on `network`.
@@ -155,5 +152,25 @@ struct StreetOptions: ParsableArguments {
         let via = try self.via.map { (text: String) throws(StreetError) in try network.coordinate(of: text) }
         return try network.route(from: try network.coordinate(of: from), to: try network.coordinate(of: to), via: via,
                                  options: RouteOptions(avoidsSteps: avoidSteps))
+    }
+}
+
+/// The walking network of the extract at `path`; errors are printed and
+/// become the contract's exit codes (66 for a missing file, 65 for one that
+/// is not an extract or has no walkable way).
+func loadStreetNetwork(_ path: String) throws -> StreetNetwork {
+    do {
+        return try StreetNetwork.load(path)
+    } catch {
+        throw failure("error: \(error.description)", error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput)
+    }
+}
+
+extension StreetNetwork {
+    /// The network's lines within `bounds` as a run's map draws them.
+    func mapStreets(in bounds: (south: Double, west: Double, north: Double, east: Double)) -> [MapStreet] {
+        lines(south: bounds.south, west: bounds.west, north: bounds.north, east: bounds.east).map { line in
+            MapStreet(kind: MapStreet.Kind(rawValue: line.kind.rawValue) ?? .street, coordinates: line.coordinates)
+        }
     }
 }

@@ -4,6 +4,7 @@ import LocationSimulation
 import Logging
 import Replay
 import Serve
+import Streets
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +20,8 @@ struct ServeCommand: AsyncParsableCommand {
           --nmea HOST:PORT  NMEA 0183 over TCP: GGA, RMC, GSA and GST per fix, checksummed \
         (gpsd -N -n tcp://HOST:PORT, Android's emulator, marine software).
           --http HOST:PORT  a live web view: the run's map with the walker moving, the map \
-        region, the rankings re-sorting, and buttons to pause, resume and change speed.
+        region, the rankings re-sorting, and buttons to pause, resume and change speed; \
+        with --osm FILE the extract's streets and footpaths are drawn under the walk.
         Port 0 picks a free port; the addresses are printed on standard output when \
         listening starts. A client that stops reading is dropped once 256 KiB wait for it.
         With --loop the walk starts again when it ends; otherwise serve ends with the walk. \
@@ -45,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The live web view on this address.", valueName: "HOST:PORT"))
     var http: String?
+
+    @Option(help: ArgumentHelp("Draw this OpenStreetMap extract's streets and footpaths (.osm.pbf or .osm) under the walk in the live view.", valueName: "FILE"))
+    var osm: String?
 
     @Option(help: ArgumentHelp("Replay speed: a multiple of real time.", valueName: "X"))
     var speed: Double = 1
@@ -81,7 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: \(error)", StrollExit.usage)
         }
-        let map = RunMap(report: RunReport(trace: inputs.trace), places: first.places, distanceFilter: simulation.settings.distanceFilter)
+        var map = RunMap(report: RunReport(trace: inputs.trace), places: first.places, distanceFilter: simulation.settings.distanceFilter)
+        if let osm { map.drawStreets(try loadStreetNetwork(osm).mapStreets(in: map.visibleBounds)) }
         var settings = LiveServer.Configuration(
             gpsd: gpsd.flatMap(Endpoint.init(parsing:)) ?? Endpoint(host: "127.0.0.1", port: 2947),
             nmea: nmea.flatMap(Endpoint.init(parsing:)),

@@ -7,9 +7,16 @@ screenshot.
 
     python3 Tests/IntegrationTests/browser/check_live.py STROLL OUT_DIR [--selftest]
 
+Then the live view of a walk on the Monaco extract's streets (`stroll route`
+writes it, `stroll serve --osm monaco-latest.osm.pbf` serves it with the
+extract's cafes and restaurants as places): its map must draw street paths
+under the walk and inside the map, and no two shown labels may overlap.
+
 With --selftest the check is first shown failing on a live view whose walker
 stands still (the same server on a walk of thirty fixes at one spot): it must
-report that the walker did not move and that the first row never changed.
+report that the walker did not move and that the first row never changed;
+and on the Monaco walk served without --osm: it must report that no streets
+are drawn.
 """
 import os
 import re
@@ -21,13 +28,12 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import chromium, console_errors  # noqa: E402
+from browser import check_map, chromium, console_errors  # noqa: E402
 
-def check(stroll, walk, shot, deadline=30):
-    """The failures of the live view of `stroll serve` replaying `walk`."""
-    server = subprocess.Popen([stroll, "serve", walk, "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0",
-                               "--speed", "40", "--wait-for-clients", "1", "--select", "Leaf"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def serve(stroll, walk, options):
+    """`stroll serve` of `walk`, waiting for one client; and its page's address."""
+    server = subprocess.Popen([stroll, "serve", walk, "--gpsd", "127.0.0.1:0", "--http", "127.0.0.1:0", "--speed", "40",
+                               "--wait-for-clients", "1"] + options, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = None
     for line in server.stdout:
         m = re.match(r"serving http on (127\.0\.0\.1:\d+)", line)
@@ -35,7 +41,12 @@ def check(stroll, walk, shot, deadline=30):
             url = f"http://{m.group(1)}/"
         if line.startswith("replaying"):
             break
+    return server, url
 
+
+def check(stroll, walk, shot, deadline=30):
+    """The failures of the live view of `stroll serve` replaying `walk`."""
+    server, url = serve(stroll, walk, ["--select", "Leaf"])
     driver = chromium()
     failures = []
 
@@ -100,6 +111,21 @@ def check(stroll, walk, shot, deadline=30):
     return failures
 
 
+def check_live_map(stroll, walk, options, streets, shot=None):
+    """The failures of the live view's map: streets missing, over the walk or
+    outside the map (when `streets`), overlapping labels."""
+    server, url = serve(stroll, walk, options)
+    driver = chromium()
+    try:
+        if url is None:
+            return ["stroll serve did not print its http address"], {}
+        return check_map(driver, url, streets, shot)
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def main():
     stroll, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -117,10 +143,23 @@ def main():
             failures.append(f"selftest: a walker standing still gave {got}, not {missing}")
         else:
             print(f"selftest: a walker standing still fails as it must: {got}")
+    extract = "Fixtures/osm/monaco-latest.osm.pbf"
+    monaco = os.path.join(out, "monaco-walk.gpx")
+    subprocess.run([stroll, "route", "Place du Casino", "Musée Océanographique", "--osm", extract, "-o", monaco], check=True, stdout=subprocess.DEVNULL)
+    places = ["--places", extract, "--osm-filter", "amenity=cafe,restaurant"]
+    if "--selftest" in sys.argv:
+        got, _ = check_live_map(stroll, monaco, places, streets=True)
+        if not any(g.startswith("no streets drawn") for g in got):
+            failures.append(f"selftest: the Monaco walk served without --osm gave {got}, not ['no streets drawn']")
+        else:
+            print(f"selftest: the Monaco walk served without --osm fails as it must: {got}")
     failures += check(stroll, "traces/lime-street-to-campus.csv", os.path.join(out, "live.png"))
+    got, m = check_live_map(stroll, monaco, places + ["--osm", extract], streets=True, shot=os.path.join(out, "live-monaco.png"))
+    failures += [f"Monaco live view: {g}" for g in got]
+    print(f"Monaco live view: {m.get('streets', 0)} street paths of {m.get('subpaths', 0)} lines under the walk, {len(m.get('labels', []))} labels shown")
     for f in failures:
         print("FAIL", f)
-    print(f"live view: {len(failures)} failed; screenshot {os.path.join(out, 'live.png')}")
+    print(f"live view: {len(failures)} failed; screenshots {os.path.join(out, 'live.png')}, {os.path.join(out, 'live-monaco.png')}")
     return 1 if failures else 0
 
 

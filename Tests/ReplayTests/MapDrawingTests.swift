@@ -1,0 +1,158 @@
+import Foundation
+import Geodesy
+import Proximity
+import Replay
+import Testing
+import Traces
+
+/// A small deterministic generator, so that the dense sets repeat.
+private struct Lehmer {
+    var state: UInt64
+    mutating func next() -> Double {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Double(state >> 11) / Double(1 << 53)
+    }
+}
+
+private func pairwiseDisjoint(_ boxes: [MapRect]) -> Bool {
+    for i in boxes.indices {
+        for j in boxes.indices where j > i && boxes[i].intersects(boxes[j]) { return false }
+    }
+    return true
+}
+
+@Suite("The map's streets and labels: clipping to the frame, labels that do not overlap")
+struct MapDrawingTests {
+    let frame = MapRect(x: 0, y: 0, width: 100, height: 50)
+
+    @Test("a segment is cut at the frame; one outside is dropped; an end inside is kept as it is")
+    func segments() throws {
+        let (a, b) = try #require(MapClipping.clip(MapPoint(x: -50, y: 25), MapPoint(x: 50, y: 25), to: frame))
+        #expect(a == MapPoint(x: 0, y: 25) && b == MapPoint(x: 50, y: 25))
+        #expect(MapClipping.clip(MapPoint(x: -10, y: -10), MapPoint(x: 200, y: -1), to: frame) == nil)
+        #expect(MapClipping.clip(MapPoint(x: 110, y: 0), MapPoint(x: 110, y: 50), to: frame) == nil)
+        let (c, d) = try #require(MapClipping.clip(MapPoint(x: -100, y: -50), MapPoint(x: 200, y: 100), to: frame))
+        #expect(c == MapPoint(x: 0, y: 0) && d == MapPoint(x: 100, y: 50))
+        let (e, f) = try #require(MapClipping.clip(MapPoint(x: 10, y: 10), MapPoint(x: 20, y: 30), to: frame))
+        #expect(e == MapPoint(x: 10, y: 10) && f == MapPoint(x: 20, y: 30))
+    }
+
+    @Test("a line that leaves the frame and comes back is two pieces, each inside; one wholly outside is none")
+    func polylines() {
+        let line = [MapPoint(x: 10, y: 10), MapPoint(x: 50, y: 10), MapPoint(x: 50, y: 80), MapPoint(x: 80, y: 80), MapPoint(x: 80, y: 20), MapPoint(x: 90, y: 20)]
+        let pieces = MapClipping.clip(line, to: frame)
+        #expect(pieces == [[MapPoint(x: 10, y: 10), MapPoint(x: 50, y: 10), MapPoint(x: 50, y: 50)],
+                           [MapPoint(x: 80, y: 50), MapPoint(x: 80, y: 20), MapPoint(x: 90, y: 20)]])
+        #expect(MapClipping.clip([MapPoint(x: -5, y: -5), MapPoint(x: -5, y: 60), MapPoint(x: 120, y: 60)], to: frame).isEmpty)
+        #expect(MapClipping.clip([MapPoint(x: 5, y: 5)], to: frame).isEmpty)
+    }
+
+    @Test("labels of 600 pins packed in a small map: the boxes placed are pairwise disjoint, inside the frame, clear of what is avoided, the first always placed, the same every time")
+    func denseLabels() {
+        var random = Lehmer(state: 47)
+        let words = ["Café", "Le Bar", "Restaurant du Port", "Pizzeria", "W", "Boulangerie Monégasque", "Tea", "Brasserie de la Place d'Armes"]
+        let labels = (0..<600).map { _ in
+            let text = words[Int(random.next() * Double(words.count)) % words.count]
+            return LabelPlacement.Label(anchor: MapPoint(x: random.next() * 500, y: random.next() * 400), radius: 5,
+                                        width: LabelPlacement.textWidth(text, fontSize: 11), height: LabelPlacement.textHeight(fontSize: 11))
+        }
+        let frame = MapRect(x: 2, y: 2, width: 496, height: 396)
+        let arrow = MapRect(x: 440, y: 20, width: 30, height: 58)
+        let boxes = LabelPlacement.place(labels, in: frame, avoiding: [arrow])
+        #expect(boxes.count == labels.count)
+        let placed = boxes.compactMap { $0 }
+        #expect(placed.count > 40 && placed.count < labels.count)
+        #expect(pairwiseDisjoint(placed))
+        #expect(placed.allSatisfy { frame.contains($0) && !$0.intersects(arrow) })
+        #expect(boxes.first.flatMap { $0 } != nil)
+        for (label, box) in zip(labels, boxes) {
+            guard let box else { continue }
+            #expect(label.candidates(gap: 3).contains(box))
+        }
+        #expect(LabelPlacement.place(labels, in: frame, avoiding: [arrow]) == boxes)
+    }
+
+    @Test("a label is put beside its pin where nothing is in the way, and on the other side when its first place is taken")
+    func sides() throws {
+        let a = LabelPlacement.Label(anchor: MapPoint(x: 100, y: 100), radius: 5, width: 60, height: 13)
+        let b = LabelPlacement.Label(anchor: MapPoint(x: 180, y: 100), radius: 5, width: 60, height: 13)
+        let boxes = LabelPlacement.place([a, b], in: MapRect(x: 0, y: 0, width: 400, height: 300))
+        let first = try #require(boxes[0]), second = try #require(boxes[1])
+        #expect(first.x == 108 && first.y < 100 && first.maxY > 100)
+        #expect(second.x == 188 && !first.intersects(second))
+        // A pin just right of a label's places on the right pushes the label to the left of its own pin.
+        let near = LabelPlacement.Label(anchor: MapPoint(x: 165, y: 100), radius: 5, width: 60, height: 13)
+        let pushed = try #require(LabelPlacement.place([a, near], in: MapRect(x: 0, y: 0, width: 400, height: 300))[0])
+        #expect(pushed.maxX == 92 && pushed.y < 100 && pushed.maxY > 100)
+        // A point of the walk where the label would go sends it elsewhere; with nowhere else, it is covered.
+        let spared = try #require(LabelPlacement.place([a], in: MapRect(x: 0, y: 0, width: 400, height: 300), sparing: [MapPoint(x: 130, y: 100)])[0])
+        #expect(!spared.contains(MapPoint(x: 130, y: 100)) && spared != first)
+        let everywhere = a.candidates(gap: 3).map { MapPoint(x: $0.x + $0.width / 2, y: $0.y + $0.height / 2) }
+        #expect(LabelPlacement.place([a], in: MapRect(x: 0, y: 0, width: 400, height: 300), sparing: everywhere)[0] == first)
+        // At the frame's right edge the label goes left of its pin.
+        let edge = LabelPlacement.place([LabelPlacement.Label(anchor: MapPoint(x: 390, y: 100), radius: 5, width: 60, height: 13)],
+                                        in: MapRect(x: 0, y: 0, width: 400, height: 300))
+        #expect(try #require(edge[0]).maxX <= 382)
+    }
+
+    @Test("widths: longer and bolder text is wider; every character counts")
+    func widths() {
+        #expect(LabelPlacement.textWidth("Café de Paris", fontSize: 11) > LabelPlacement.textWidth("Café", fontSize: 11))
+        #expect(LabelPlacement.textWidth("Café", fontSize: 13, bold: true) > LabelPlacement.textWidth("Café", fontSize: 13))
+        #expect(LabelPlacement.textWidth("咖啡", fontSize: 10) >= 20)
+    }
+
+    /// A walk across the middle of Monaco, dense pins around it, and streets inside, across and outside the map.
+    static func map() throws -> (RunMap, [MapStreet]) {
+        let start = try Coordinate(latitude: 43.7384, longitude: 7.4246), end = try Coordinate(latitude: 43.7311, longitude: 7.4197)
+        let fixes = (0...20).map { k in
+            let t = Double(k) / 20
+            return Fix(coordinate: Coordinate(computedLatitude: start.latitude + (end.latitude - start.latitude) * t,
+                                              longitude: start.longitude + (end.longitude - start.longitude) * t),
+                       time: Double(k) * 30)
+        }
+        let trace = Trace(format: .gpx, name: "across", tracks: [Track(segments: [Segment(fixes: fixes)])])
+        var random = Lehmer(state: 3)
+        let places = (0..<300).map { k in
+            Place(id: "p\(k)", name: k % 3 == 0 ? "Restaurant number \(k)" : "Café \(k)",
+                  coordinate: Coordinate(computedLatitude: 43.731 + random.next() * 0.0075, longitude: 7.4195 + random.next() * 0.0052),
+                  group: "cafes")
+        }
+        var report = RunReport(trace: trace)
+        report.selected = "p7"
+        let map = RunMap(report: report, places: places, distanceFilter: 25)
+        let b = map.visibleBounds
+        let across = MapStreet(kind: .street, coordinates: [Coordinate(computedLatitude: (b.south + b.north) / 2, longitude: b.west - 0.05),
+                                                            Coordinate(computedLatitude: (b.south + b.north) / 2, longitude: b.east + 0.05)])
+        let inside = MapStreet(kind: .path, coordinates: [start, end])
+        let steps = MapStreet(kind: .steps, coordinates: [start, Coordinate(computedLatitude: start.latitude + 0.0002, longitude: start.longitude)])
+        let outside = MapStreet(kind: .path, coordinates: [Coordinate(computedLatitude: b.north + 0.01, longitude: b.west),
+                                                           Coordinate(computedLatitude: b.north + 0.02, longitude: b.east)])
+        return (map, [across, inside, steps, outside])
+    }
+
+    @Test("a run's map: streets only within its frame, drawn under the walk, each kind styled; labels disjoint, the selected one placed")
+    func runMap() throws {
+        var (map, streets) = try Self.map()
+        map.drawStreets(streets)
+        let all = map.streetLines.values.flatMap { $0 }
+        #expect(all.count == 3)
+        #expect(all.allSatisfy { $0.allSatisfy { map.frame.contains($0) } })
+        let across = try #require(map.streetLines[.street]?.first)
+        #expect(across.first?.x == 0 && across.last?.x == map.width)
+        let svg = map.svgElement()
+        let streetsAt = try #require(svg.range(of: "<g id=\"streets\"")), traceAt = try #require(svg.range(of: "class=\"trace\""))
+        #expect(streetsAt.lowerBound < traceAt.lowerBound)
+        for kind in ["street", "path", "steps"] { #expect(svg.contains("<path class=\"\(kind)\"")) }
+        #expect(svg.contains("stroke-dasharray=\"4 2\""))
+        let placed = map.labelBoxes.compactMap { $0 }
+        #expect(placed.count > 10 && placed.count < map.places.count)
+        #expect(pairwiseDisjoint(placed))
+        #expect(svg.components(separatedBy: "<text class=\"label\"").count - 1 == placed.count)
+        let selected = try #require(map.places.firstIndex { $0.id == "p7" })
+        #expect(map.labelBoxes[selected] != nil)
+        // Without streets the map has no street layer.
+        let (plain, _) = try Self.map()
+        #expect(!plain.svgElement().contains("id=\"streets\""))
+    }
+}
