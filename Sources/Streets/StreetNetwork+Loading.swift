@@ -16,6 +16,7 @@ extension StreetNetwork {
         var needed = Set<Int64>()
         var namedWays: [(name: String, id: Int64, node: Int64)] = []
         var locations: [Int64: Coordinate] = [:]
+        var crossings = Set<Int64>()
         var places = PlaceNames()
         do {
             try OSMExtract.readWays(path) { (way: OSMWay) throws(OSMError) in
@@ -37,7 +38,10 @@ extension StreetNetwork {
                 } catch {
                     throw OSMError(file: path, location: "node \(node.id)", reason: error.description)
                 }
-                if needed.contains(node.id) { locations[node.id] = coordinate }
+                if needed.contains(node.id) {
+                    locations[node.id] = coordinate
+                    if WalkingRules.waitsToCross(node.tags) { crossings.insert(node.id) }
+                }
                 if let name = node.tags["name"] { places.add(name, rank: .init(isWay: false, id: node.id), coordinate: coordinate) }
             }
         } catch {
@@ -46,7 +50,7 @@ extension StreetNetwork {
         for way in namedWays {
             if let coordinate = locations[way.node] { places.add(way.name, rank: .init(isWay: true, id: way.id), coordinate: coordinate) }
         }
-        let network = StreetNetwork(ways: ways, locations: locations, places: places, waysRead: waysRead)
+        let network = StreetNetwork(ways: ways, locations: locations, places: places, waysRead: waysRead, crossings: crossings)
         guard network.summary.edges > 0 else {
             throw StreetError(.noWalkableWays, "\(path): no way a pedestrian may use (of \(waysRead) ways, \(ways.count) walkable by their tags, none with two nodes in the extract)")
         }

@@ -20,19 +20,24 @@ extension StreetNetwork {
         var path: [Int32] = []
         // The route's line, each point with the name of the way that leads to it.
         var line: [(coordinate: Coordinate, name: Int32)] = []
-        func add(_ c: Coordinate, _ name: Int32) {
+        // The line's points where the walker waits to cross.
+        var crossings: [Int] = []
+        func add(_ c: Coordinate, _ name: Int32, crossing: Bool = false) {
             if line.last?.coordinate != c { line.append((c, name)) }
+            if crossing, crossings.last != line.count - 1 { crossings.append(line.count - 1) }
         }
         for k in 0..<(points.count - 1) {
             let leg = try self.leg(from: points[k], to: points[k + 1], avoidingSteps: options.avoidsSteps)
             distance += leg.distance
             for p in leg.points where path.last != p { path.append(p) }
             add(points[k].coordinate, edgeName[points[k].edge])
-            for (p, name) in zip(leg.points, leg.names) { add(coordinates[Int(p)], name) }
+            for (p, name) in zip(leg.points, leg.names) { add(coordinates[Int(p)], name, crossing: isCrossing[Int(p)]) }
             add(points[k + 1].coordinate, edgeName[points[k + 1].edge])
         }
+        // A crossing where the walk starts or ends is not waited at.
+        crossings.removeAll { $0 == 0 || $0 == line.count - 1 }
         return StreetRoute(distance: distance, nodes: path.map { nodeIDs[Int($0)] }, coordinates: line.map(\.coordinate),
-                           stretches: stretches(line), from: start, to: end, via: stops)
+                           stretches: stretches(line), from: start, to: end, via: stops, crossings: crossings)
     }
 
     /// The line's segments grouped into runs along one named way (or unnamed ways).

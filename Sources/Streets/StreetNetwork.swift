@@ -32,6 +32,8 @@ public struct StreetNetwork: Sendable {
         public var length = 0.0
         /// References to nodes that the extract does not hold; a way is cut there.
         public var missingNodes = 0
+        /// Nodes on walkable ways where a pedestrian waits to cross (``WalkingRules/waitsToCross(_:)``).
+        public var crossings = 0
     }
 
     /// What the network holds.
@@ -66,6 +68,8 @@ public struct StreetNetwork: Sendable {
 
     let grid: SegmentGrid
     let places: PlaceNames
+    /// For each point, whether a pedestrian waits there to cross.
+    let isCrossing: [Bool]
 
     /// A walkable way reduced to what the network needs.
     struct Way {
@@ -79,8 +83,9 @@ public struct StreetNetwork: Sendable {
     }
 
     /// Builds the network from walkable ways and the locations of their nodes.
-    /// A node missing from `locations` cuts its way there.
-    init(ways: [Way], locations: [Int64: Coordinate], places: PlaceNames, waysRead: Int) {
+    /// A node missing from `locations` cuts its way there; `crossings` are
+    /// the nodes where a pedestrian waits to cross (``WalkingRules/waitsToCross(_:)``).
+    init(ways: [Way], locations: [Int64: Coordinate], places: PlaceNames, waysRead: Int, crossings: Set<Int64> = []) {
         var summary = Summary()
         summary.ways = waysRead
         summary.walkableWays = ways.count
@@ -192,6 +197,9 @@ public struct StreetNetwork: Sendable {
         summary.nodes = nodeIDs.count
         summary.vertices = vertexPoint.count
         summary.edges = edgeSteps.count
+        let isCrossing = nodeIDs.map(crossings.contains)
+        summary.crossings = isCrossing.reduce(0) { $0 + ($1 ? 1 : 0) }
+        self.isCrossing = isCrossing
         self.summary = summary
         self.nodeIDs = nodeIDs
         self.coordinates = coordinates

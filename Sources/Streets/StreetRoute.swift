@@ -21,6 +21,11 @@ public struct StreetRoute: Sendable, Equatable {
     public var to: StreetSnap
     /// The via points, snapped to the network, in order.
     public var via: [StreetSnap]
+    /// The points of ``coordinates`` (indices, in order) where the walker
+    /// waits to cross a road or a railway: nodes tagged as crossings or
+    /// traffic signals (``WalkingRules/waitsToCross(_:)``), not the route's
+    /// two ends.
+    public var crossings: [Int] = []
 
     /// A run of the route's line along ways of one name.
     public struct Stretch: Sendable, Equatable {

@@ -64,4 +64,17 @@ public enum WalkingRules {
         }
         return highway == "steps" ? .steps : .walkway
     }
+
+    /// Whether a node with these tags is a place where a pedestrian waits to
+    /// cross: a crossing of a road (`highway=crossing`, unless `crossing=no`:
+    /// the wiki's Tag:highway=crossing), traffic signals (`highway=traffic_signals`),
+    /// or a crossing of a railway (`railway=crossing` for people on foot,
+    /// `railway=level_crossing` for a road's: Tag:railway=crossing).
+    public static func waitsToCross(_ tags: [String: String]) -> Bool {
+        switch tags["highway"] {
+        case "crossing": return tags["crossing"] != "no"
+        case "traffic_signals": return true
+        default: return tags["railway"] == "crossing" || tags["railway"] == "level_crossing"
+        }
+    }
 }

@@ -108,7 +108,8 @@ extension ReplayCommand {
         guard route.count == 2 else { return nil }
         let walk = try street.route(from: route[0], to: route[1], on: network)
         let start = ISO8601Time.parse(simulation.start)?.seconds ?? 0
-        return ("route \(route[0]) to \(route[1])", walk.trace(speed: simulation.walkingSpeed, start: start, name: "\(route[0]) to \(route[1])"))
+        return ("route \(route[0]) to \(route[1])", walk.trace(speed: simulation.walkingSpeed, start: start, name: "\(route[0]) to \(route[1])",
+                                                                   pauseAtCrossings: street.pauseAtCrossings))
     }
 
     /// Whether the SVG map or the HTML page draws --osm's streets under the walk.

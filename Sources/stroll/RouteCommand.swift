@@ -14,8 +14,9 @@ struct RouteCommand: ParsableCommand {
         1 km); the route is the exact shortest path between the snapped points on the \
         walking network (docs/Routing.md says which ways a pedestrian may use). The walk is \
         timed at --speed from --start; OUT's extension chooses its format (GPX on standard \
-        output without -o). --json prints one object: distance_m, duration_s, nodes (the \
-        OpenStreetMap node ids passed, in order), from and to (lat, lon after snapping).
+        output without -o). --json prints one object: distance_m, duration_s (with the pauses \
+        of --pause-at-crossings), nodes (the OpenStreetMap node ids passed, in order), from \
+        and to (lat, lon after snapping), crossings (how many the walker waits at).
 
         With FROM `-` (and no TO) and --json, the routes of many pairs on one reading of \
         the extract: standard input holds a pair a line, FROM and TO separated by a tab, and \
@@ -49,7 +50,7 @@ struct RouteCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the walk to this file; its extension chooses the format (gpx, kml, kmz, tcx, csv, geojson, nmea).", valueName: "OUT"))
     var output: String?
 
-    @Flag(help: "Print one JSON object: distance_m, duration_s, nodes, from, to.")
+    @Flag(help: "Print one JSON object: distance_m, duration_s, nodes, from, to, crossings.")
     var json = false
 
     func validate() throws {
@@ -68,7 +69,8 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         guard let to else { return try routes() }
         let route = try street.route(from: from, to: to)
-        let trace = route.trace(speed: speed, start: ISO8601Time.parse(start)?.seconds ?? 0, name: "\(from) to \(to)")
+        let trace = route.trace(speed: speed, start: ISO8601Time.parse(start)?.seconds ?? 0, name: "\(from) to \(to)",
+                                pauseAtCrossings: street.pauseAtCrossings)
         if let output, let format = TraceWriter.OutputFormat(fileName: output) {
             do {
                 _ = try TraceWriter.write(trace, as: format, to: output)
@@ -88,10 +90,11 @@ struct RouteCommand: ParsableCommand {
         let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
         return JSON.object([
             ("distance_m", .number(route.distance)),
-            ("duration_s", .number(route.duration(atSpeed: speed))),
+            ("duration_s", .number(route.duration(atSpeed: speed) + Double(route.crossings.count) * street.pauseAtCrossings)),
             ("nodes", .array(route.nodes.map { .int(Int($0)) })),
             ("from", point(route.from)),
             ("to", point(route.to)),
+            ("crossings", .int(route.crossings.count)),
         ])
     }
 
@@ -129,6 +132,13 @@ struct StreetOptions: ParsableArguments {
 
     @Flag(name: .customLong("avoid-steps"), help: "Leave out ways tagged highway=steps.")
     var avoidSteps = false
+
+    @Option(name: .customLong("pause-at-crossings"), help: ArgumentHelp("Stand this many seconds at each crossing of a road or railway the route passes (a node tagged highway=crossing, highway=traffic_signals, railway=crossing or railway=level_crossing).", valueName: "SECONDS"))
+    var pauseAtCrossings: Double = 0
+
+    func validate() throws {
+        guard pauseAtCrossings >= 0, pauseAtCrossings.isFinite else { throw ValidationError("--pause-at-crossings must be 0 or more seconds") }
+    }
 
     /// The route from `from` to `to` through the via points; errors are printed
     /// and become the contract's exit codes.

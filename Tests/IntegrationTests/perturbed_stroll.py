@@ -32,6 +32,8 @@ runs `STROLL ARGS...` and changes its result by MODE:
 
 - `route-longer` (`route --json`): `distance_m` made 0.2 % longer.
 - `route-drop-node` (`route --json`): the middle node of `nodes` removed.
+- `route-miss-crossing` (`route --json`): one crossing fewer in the first
+  route that passes one.
 - `replay-off-route` (`replay --format jsonl`): the tenth location event
   moved 2e-5 degrees north (2.2 m).
 - `search-drop-result` (`search --json`): the middle result removed.
@@ -170,6 +172,11 @@ def route(stroll, mode, args):
         if mode == "route-longer":
             answer["distance_m"] *= 1.002
             break
+        if mode == "route-miss-crossing":
+            if answer.get("crossings", 0) > 0:
+                answer["crossings"] -= 1
+                break
+            continue
         if len(answer["nodes"]) >= 3:
             dropped = answer["nodes"].pop(len(answer["nodes"]) // 2)
             sys.stderr.write(f"perturbed_stroll: dropped node {dropped}\n")
@@ -238,7 +245,7 @@ def main():
         sys.exit(search(stroll, mode, args))
     if mode == "replay-off-route":
         sys.exit(off_route(stroll, args))
-    if mode in ("route-longer", "route-drop-node"):
+    if mode in ("route-longer", "route-drop-node", "route-miss-crossing"):
         sys.exit(route(stroll, mode, args))
     if mode.startswith("geocode-"):
         sys.exit(geocode(stroll, mode, args))

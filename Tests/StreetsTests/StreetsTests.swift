@@ -171,6 +171,33 @@ enum Block {
         #expect(abs((fixes.last?.time ?? 0) - (1000 + route.distance / 2)) < 1e-6)
     }
 
+    @Test("a walker stands at each crossing the route passes, not at its ends, not where crossing=no")
+    func pausesAtCrossings() throws {
+        func network(_ tags: String) throws -> StreetNetwork {
+            let text = Block.xml().replacingOccurrences(of: "<node id=\"2\" lat=\"50.0\" lon=\"8.001\"/>",
+                                                        with: "<node id=\"2\" lat=\"50.0\" lon=\"8.001\">\(tags)</node>")
+            let path = try Block.write(text)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            return try StreetNetwork.load(path)
+        }
+        let crossing = try network("<tag k=\"highway\" v=\"crossing\"/>")
+        #expect(crossing.summary.crossings == 1)
+        let route = try crossing.route(from: try Block.at(1), to: try Block.at(3))
+        #expect(route.nodes == [1, 2, 3])
+        #expect(route.crossings == [1])
+        let fixes = try #require(route.trace(speed: 2, start: 1000, pauseAtCrossings: 20).tracks.first?.segments.first?.fixes)
+        #expect(fixes.map(\.coordinate) == [try Block.at(1), try Block.at(2), try Block.at(2), try Block.at(3)])
+        #expect(abs((fixes[2].time ?? 0) - (fixes[1].time ?? 0) - 20) < 1e-9)
+        #expect(abs((fixes.last?.time ?? 0) - (1000 + route.distance / 2 + 20)) < 1e-6)
+        // Without a pause the walk is as before: one point a node.
+        #expect(route.trace(speed: 2, start: 1000).tracks.first?.segments.first?.fixes.count == 3)
+        // A route that starts on the crossing does not wait there.
+        #expect(try crossing.route(from: try Block.at(2), to: try Block.at(3)).crossings.isEmpty)
+        #expect(try network("<tag k=\"highway\" v=\"traffic_signals\"/>").route(from: try Block.at(1), to: try Block.at(3)).crossings == [1])
+        #expect(try network("<tag k=\"railway\" v=\"crossing\"/>").summary.crossings == 1)
+        #expect(try network("<tag k=\"highway\" v=\"crossing\"/><tag k=\"crossing\" v=\"no\"/>").summary.crossings == 0)
+    }
+
     @Test func anExtractWithoutWalkableWaysIsAnError() throws {
         let path = try Block.write(Block.xml(ways: [(20, [1, 9], [("highway", "motorway")])]))
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -23,6 +23,12 @@ each node given as LAT,LON, and each answer must have:
 Nodes that share their location with another walkable node are not asked
 for: a point there is on two nodes, and either is right.
 
+Each route's `crossings` must be the number of its inner nodes tagged as
+crossings (highway=crossing, traffic_signals; railway=crossing,
+level_crossing: pyosmium reads the tags), and `stroll route A B
+--pause-at-crossings 30 -o walk.gpx` must stand 30 s at each of them and
+nowhere else.
+
 Then three of the routes are replayed with `stroll replay --route A B --osm
 FILE --format jsonl --distance-filter none` beside the extract's cafes: every
 location event must lie within 1 m of a walkable segment (the fixes are
@@ -79,15 +85,29 @@ def extract():
     sys.exit("check_route: no Monaco extract in Fixtures/osm or ../shared/data/osm")
 
 
-def network(path, timings=None):
+def waits_to_cross(tags):
+    """docs/Routing.md's crossing nodes: where a pedestrian waits to cross a road or a railway."""
+    highway = tags.get("highway")
+    if highway == "crossing":
+        return tags.get("crossing") != "no"
+    return highway == "traffic_signals" or tags.get("railway") in ("crossing", "level_crossing")
+
+
+def network(path, timings=None, crossings=None):
     """The graph of walkable segments and every walkable node's location; `timings`, a dict, gets the
-    seconds spent reading the extract, measuring the segments and making the graph."""
+    seconds spent reading the extract, measuring the segments and making the graph; `crossings`, a set,
+    the ids of the nodes tagged as crossings (waits_to_cross)."""
     graph = nx.Graph()
     where = {}
     steps = []
     began = time.monotonic()
 
     class Ways(osmium.SimpleHandler):
+        if crossings is not None:
+            def node(self, n):
+                if waits_to_cross({t.k: t.v for t in n.tags}):
+                    crossings.add(n.id)
+
         def way(self, w):
             tags = {t.k: t.v for t in w.tags}
             if not pedestrian(tags):
@@ -148,12 +168,13 @@ def dijkstra(graph):
     return lambda a, b: nx.single_source_dijkstra(graph, a, b, weight="length")
 
 
-def check(stroll, path, graph, where, chosen, label="check_route", shortest=None):
-    """Every pair's route from `stroll route -` against `shortest(a, b)` (networkx's Dijkstra unless given)."""
+def check(stroll, path, graph, where, chosen, label="check_route", shortest=None, crossings=None):
+    """Every pair's route from `stroll route -` against `shortest(a, b)` (networkx's Dijkstra unless given);
+    with `crossings` (the crossing nodes' ids), each route's count of crossings against its inner nodes'."""
     shortest = shortest or dijkstra(graph)
     began = time.monotonic()
     answers = ask(stroll, path, where, chosen)
-    routes = unreachable = ties = 0
+    routes = unreachable = ties = crossed = 0
     worst = 0.0
     for (a, b), (code, out, err) in zip(chosen, answers):
         what = f"route from node {a} to node {b}"
@@ -185,10 +206,44 @@ def check(stroll, path, graph, where, chosen, label="check_route", shortest=None
                 f"{what}: nodes differ from networkx's path at index {first}: stroll's path is {walked:.6f} m, "
                 f"networkx's {length:.6f} m")
             ties += 1
+        if crossings is not None:
+            passed = sum(1 for n in nodes[1:-1] if n in crossings)
+            assert answer["crossings"] == passed, (f"{what}: crossings {answer['crossings']}, but {passed} of the route's inner "
+                                                   f"nodes are tagged as crossings")
+            crossed += passed
         routes += 1
     print(f"{label}: {len(chosen)} pairs: {routes} routes equal to networkx's shortest path "
           f"(largest length difference {worst:.1e}, relative; {ties} ties between two shortest paths), "
-          f"{unreachable} without a walkable path in either; stroll answered in {time.monotonic() - began:.1f} s")
+          f"{unreachable} without a walkable path in either; stroll answered in {time.monotonic() - began:.1f} s"
+          + (f"; {crossed} crossings passed, each a node tagged as one" if crossings is not None else ""))
+
+
+def pauses(stroll, path, where, crossings, pair, seconds=30, label="check_route"):
+    """`stroll route A B --pause-at-crossings S -o walk.gpx`: the walker stands S seconds at each crossing
+    node the route passes (the same position twice, S seconds apart), and nowhere else."""
+    (a, b) = pair
+    point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
+    what = f"route from node {a} to node {b} with --pause-at-crossings {seconds}"
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "walk.gpx")
+        r = subprocess.run([stroll, "route", point(a), point(b), "--osm", path, "--pause-at-crossings", str(seconds),
+                            "--start", "2024-05-01T09:00:00Z", "-o", out], capture_output=True, text=True)
+        assert r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr[:300]}"
+        answer = json.loads(subprocess.run([stroll, "route", point(a), point(b), "--osm", path, "--json"],
+                                           capture_output=True, text=True, check=True).stdout)
+        import xml.etree.ElementTree as ET
+        from datetime import datetime
+        ns = {"g": "http://www.topografix.com/GPX/1/1"}
+        points = [((float(p.get("lat")), float(p.get("lon"))),
+                   datetime.fromisoformat(p.find("g:time", ns).text.replace("Z", "+00:00")).timestamp())
+                  for p in ET.parse(out).getroot().iterfind(".//g:trkpt", ns)]
+    stands = [(p, t1 - t0) for (p, t0), (q, t1) in zip(points, points[1:]) if p == q]
+    expected = [where[n] for n in answer["nodes"][1:-1] if n in crossings]
+    assert [p for p, _ in stands] == expected, (f"{what}: stands at {len(stands)} points, the route passes {len(expected)} "
+                                                f"crossing nodes; first difference at "
+                                                f"{next((x for x, y in zip(stands, expected) if x[0] != y), None)}")
+    assert all(abs(d - seconds) < 1e-3 for _, d in stands), f"{what}: stands of {[round(d, 3) for _, d in stands]} s"
+    print(f"{label}: {what}: {len(stands)} stands of {seconds} s, each at a crossing node the route passes")
 
 
 def segments(graph, where):
@@ -243,7 +298,8 @@ def main():
     args = parser.parse_args()
     path = os.path.abspath(args.osm) if args.osm else extract()
     began = time.monotonic()
-    graph, where = network(path)
+    crossings = set()
+    graph, where = network(path, crossings=crossings)
     print(f"check_route: {os.path.basename(path)}: {graph.number_of_nodes()} walkable nodes, {graph.number_of_edges()} segments, "
           f"read in {time.monotonic() - began:.1f} s")
     chosen = pairs(graph, where, args.pairs, args.seed)
@@ -254,14 +310,25 @@ def main():
         with tempfile.TemporaryDirectory() as folder:
             must_fail(args.stroll, [("route-longer", "distance_m"), ("route-drop-node", "nodes differ")],
                       lambda s: check(s, path, graph, where, reachable, "check_route (self-test)"), folder, "check_route")
+            crossing = [p for p in chosen if nx.has_path(graph, *p)
+                        and any(n in crossings for n in nx.dijkstra_path(graph, *p, weight="length")[1:-1])][:2]
+            must_fail(args.stroll, [("route-miss-crossing", "tagged as crossings")],
+                      lambda s: check(s, path, graph, where, crossing, "check_route (self-test)", crossings=crossings),
+                      folder, "check_route")
             must_fail(args.stroll, [("replay-off-route", "from every walkable segment")],
                       lambda s: walk(s, path, ends, where, reachable[0], "check_route (self-test)"), folder, "check_route")
         return
-    check(args.stroll, path, graph, where, chosen)
+    check(args.stroll, path, graph, where, chosen, crossings=crossings)
     ends = segments(graph, where)
     long_enough = [p for p in chosen if nx.has_path(graph, *p) and nx.dijkstra_path_length(graph, *p, weight="length") > 500][:3]
     for pair in long_enough:
         walk(args.stroll, path, ends, where, pair)
+    crossing = next((p for p in chosen if nx.has_path(graph, *p)
+                     and sum(n in crossings for n in nx.dijkstra_path(graph, *p, weight="length")[1:-1]) >= 2), None)
+    if crossing:
+        pauses(args.stroll, path, where, crossings, crossing)
+    else:
+        print(f"check_route: no route of {os.path.basename(path)} passes two crossings: --pause-at-crossings is not checked on it")
 
 
 if __name__ == "__main__":
