@@ -57,9 +57,10 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(STROLL) $(DESTDIR)$(PREFIX)/bin/stroll
 
-# GPSBabel, the independent reader the format tests compare against.
+# GPSBabel, the independent reader the format tests compare against, and the
+# time zone database (tzdata: `CLPlacemark.timeZone` reads its zone.tab).
 test-tools:
-	@$(APT_NEED) gpsbabel
+	@$(APT_NEED) gpsbabel tzdata
 
 # The suite, then docs/Compatibility.md's symbol tables against the public
 # symbols of the CoreLocation and MapKit modules the suite's build made (1-3 s:
@@ -230,9 +231,13 @@ test-gpkg: build
 # stroll with two rows swapped, and bad sources: a throwaway cluster on a
 # loopback port, run as a non-root user
 # (Tests/IntegrationTests/postgis/pgcluster.py), from Debian's postgresql-15-postgis-3.
-test-postgis: build
-	@$(APT_NEED) postgresql-15-postgis-3 postgresql-client-15
+# Then addresses from PostGIS: the Monaco extract's points layer loaded by
+# ogr2ogr, geocoded through --addresses against make test-geocode's oracle
+# (Tests/IntegrationTests/postgis/check_postgis_addresses.py).
+test-postgis: build $(PYENV)/ready-osmium $(PYENV)/ready-geographiclib
+	@$(APT_NEED) postgresql-15-postgis-3 postgresql-client-15 gdal-bin
 	python3 Tests/IntegrationTests/postgis/check_postgis.py $(STROLL)
+	$(PYENV)/bin/python Tests/IntegrationTests/postgis/check_postgis_addresses.py $(STROLL)
 
 # pyosmium (PyPI's osmium) beside the peers' packages: it writes the large
 # PBF extracts of bench-postgis and test-large.
@@ -295,7 +300,7 @@ bench-postgis: build $(PYENV)/ready-osmium
 # `stroll trace info` on one walk in every format it reads, beside GPSBabel
 # converting each to GPX (the table in Benchmarks/README.md).
 bench-formats: build
-	@$(APT_NEED) gpsbabel
+	@$(APT_NEED) gpsbabel tzdata
 	python3 Benchmarks/peers/formats_peers.py $(STROLL)
 
 # The map model beside the Python tools a user would pick for the same work

@@ -125,7 +125,7 @@ let package = Package(
         // Places from PostGIS through libpq (COPY ... TO STDOUT, as psql's \\copy reads).
         .target(name: "PlacesPostGIS", dependencies: ["CLibPQ", "Geodesy", "Places"], swiftSettings: strict),
         // Any place source by path or URI: the one entry point over every place reader.
-        .target(name: "PlaceSources", dependencies: ["Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "Streets"], swiftSettings: strict),
+        .target(name: "PlaceSources", dependencies: ["Geodesy", "Traces", "Places", "PlacesOSM", "PlacesGeoPackage", "PlacesPostGIS", "Streets"], swiftSettings: strict),
         // The street side of OpenStreetMap: the walking network and shortest routes, addresses and their search.
         .target(name: "Streets", dependencies: ["Geodesy", "Places", "PlacesOSM", "Traces"], swiftSettings: strict),
         .target(name: "ChildProcess", swiftSettings: strict),

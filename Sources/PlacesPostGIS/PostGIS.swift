@@ -45,6 +45,61 @@ public enum PostGISPlaces {
             PostGISError(source: source.redacted, reason: reason, kind: kind)
         }
 
+        let (relation, label, columns, geometry) = try describe(connection, source, sql: sql)
+        let names = columns.map(\.name)
+        let chosen: PlaceColumns
+        do {
+            chosen = try PlaceColumns(columns: names, geometry: geometry, id: source.id, name: source.name, group: source.group,
+                                      idGuesses: ["id", "gid", "fid", "osm_id"])
+        } catch {
+            throw bad("no column \"\(error.column)\" for the \(error.role) in \(label) (columns: \(names.joined(separator: ", ")))")
+        }
+        let reading = Reading(relation: label, geometry: geometry, columns: chosen)
+
+        // The rows, in the id's order (else as the relation returns them).
+        // The rows in COPY's binary format: text as UTF-8, the geometry as PostGIS's EWKB, read here (type, SRID, x and y exactly).
+        func text(_ c: String?) -> String { c.map { "\(quote($0))::text" } ?? "NULL::text" }
+        let select = """
+            SELECT \(text(chosen.id)), \(text(chosen.name)), \(text(chosen.group)), \(text(chosen.subtitle)), \(quote(geometry))::geometry
+            FROM \(relation)\(chosen.id.map { " ORDER BY \(quote($0))" } ?? "")
+            """
+        let fallbackGroup = sql == nil ? (source.table.map { String($0.split(separator: ".").last ?? Substring($0)) } ?? "places") : "places"
+        var accumulator = Accumulator(file: source.redacted, prefix: fallbackGroup)
+        // The planner's count of a table's rows (none for a query): room for the ids made once, not grown row by row.
+        if chosen.id != nil, sql == nil, let estimate = try? run("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)", [relation]),
+           let rows = estimate.first?.first.flatMap({ $0.flatMap { Int($0) } }), rows > 0 {
+            accumulator.taken.reserveCapacity(min(rows, 10_000_000))
+            accumulator.set.places.reserveCapacity(min(rows, 10_000_000))
+        }
+        var fields: [Range<Int>?] = []
+        var format = CopyBinary()
+        try connection.copy(select) { (message: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
+            let read = try format.read(message, fields: &fields) { (row: UnsafeBufferPointer<UInt8>, fields: [Range<Int>?]) throws(PostGISError) in
+                guard fields.count == 5 else {
+                    throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 5")
+                }
+                func text(_ k: Int) -> String? { fields[k].map { String(decoding: UnsafeBufferPointer(rebasing: row[$0]), as: UTF8.self) } }
+                let geometry = fields[4].map { EWKB(bytes: UnsafeBufferPointer(rebasing: row[$0])) }
+                accumulator.add(id: text(0), name: text(1), group: text(2), subtitle: text(3), geometry: geometry)
+            }
+            guard read else { throw bad("cannot read \(label): the server's COPY data is not in PostgreSQL's binary format") }
+        }
+        return (accumulator.set, reading)
+    }
+
+    /// The relation `source` reads (its table, or `sql` as a temporary
+    /// view), how messages name it, its columns (name, type, the SRID of a
+    /// spatial one), and the geometry column: the URI's `geometry=`, else the
+    /// first geometry or geography column. PostGIS must be installed, and the
+    /// geometry in SRID 4326.
+    static func describe(_ connection: Connection, _ source: PostGISSource, sql: String?) throws(PostGISError)
+        -> (relation: String, label: String, columns: [(name: String, type: String, srid: Int32)], geometry: String) {
+        func run(_ sql: String, _ parameters: [String] = []) throws(PostGISError) -> [[String?]] {
+            try connection.rows(sql, parameters)
+        }
+        func bad(_ reason: String, _ kind: PostGISError.Kind = .badData) -> PostGISError {
+            PostGISError(source: source.redacted, reason: reason, kind: kind)
+        }
         guard try !run("SELECT extversion FROM pg_extension WHERE extname = 'postgis'").isEmpty else {
             throw bad("PostGIS is not installed in database \(source.database) (CREATE EXTENSION postgis)")
         }
@@ -103,44 +158,7 @@ public enum PostGISPlaces {
             throw bad("column \"\(geometry)\" of \(label) is in SRID \(srid)\(described.map { " (\($0))" } ?? ""); "
                       + "places are read in SRID 4326 (WGS 84) only: ST_Transform(\(geometry), 4326) in --places-sql")
         }
-        let chosen: PlaceColumns
-        do {
-            chosen = try PlaceColumns(columns: names, geometry: geometry, id: source.id, name: source.name, group: source.group,
-                                      idGuesses: ["id", "gid", "fid", "osm_id"])
-        } catch {
-            throw bad("no column \"\(error.column)\" for the \(error.role) in \(label) (columns: \(names.joined(separator: ", ")))")
-        }
-        let reading = Reading(relation: label, geometry: geometry, columns: chosen)
-
-        // The rows, in the id's order (else as the relation returns them).
-        // The rows in COPY's binary format: text as UTF-8, the geometry as PostGIS's EWKB, read here (type, SRID, x and y exactly).
-        func text(_ c: String?) -> String { c.map { "\(quote($0))::text" } ?? "NULL::text" }
-        let select = """
-            SELECT \(text(chosen.id)), \(text(chosen.name)), \(text(chosen.group)), \(text(chosen.subtitle)), \(quote(geometry))::geometry
-            FROM \(relation)\(chosen.id.map { " ORDER BY \(quote($0))" } ?? "")
-            """
-        let fallbackGroup = sql == nil ? (source.table.map { String($0.split(separator: ".").last ?? Substring($0)) } ?? "places") : "places"
-        var accumulator = Accumulator(file: source.redacted, prefix: fallbackGroup)
-        // The planner's count of a table's rows (none for a query): room for the ids made once, not grown row by row.
-        if chosen.id != nil, sql == nil, let estimate = try? run("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)", [relation]),
-           let rows = estimate.first?.first.flatMap({ $0.flatMap { Int($0) } }), rows > 0 {
-            accumulator.taken.reserveCapacity(min(rows, 10_000_000))
-            accumulator.set.places.reserveCapacity(min(rows, 10_000_000))
-        }
-        var fields: [Range<Int>?] = []
-        var format = CopyBinary()
-        try connection.copy(select) { (message: UnsafeBufferPointer<UInt8>) throws(PostGISError) in
-            let read = try format.read(message, fields: &fields) { (row: UnsafeBufferPointer<UInt8>, fields: [Range<Int>?]) throws(PostGISError) in
-                guard fields.count == 5 else {
-                    throw bad("cannot read \(label): a row of \(fields.count) columns from COPY, not 5")
-                }
-                func text(_ k: Int) -> String? { fields[k].map { String(decoding: UnsafeBufferPointer(rebasing: row[$0]), as: UTF8.self) } }
-                let geometry = fields[4].map { EWKB(bytes: UnsafeBufferPointer(rebasing: row[$0])) }
-                accumulator.add(id: text(0), name: text(1), group: text(2), subtitle: text(3), geometry: geometry)
-            }
-            guard read else { throw bad("cannot read \(label): the server's COPY data is not in PostgreSQL's binary format") }
-        }
-        return (accumulator.set, reading)
+        return (relation, label, columns, geometry)
     }
 
     /// The rows as places, with what was skipped and why.

@@ -13,7 +13,8 @@ struct GeocodeCommand: ParsableCommand {
         discussion: """
         Addresses are the nodes and ways with addr:street or addr:place (a way at its \
         centroid); or, with --addresses FILE.gpkg[#LAYER], a GeoPackage point layer's \
-        features with a street column (docs/Geocoding.md names the columns read). --reverse LAT,LON gives the nearest address by the WGS84 geodesic within \
+        features with a street column, or with --addresses postgresql://USER@HOST/DB?table=TABLE \
+        a PostGIS table's points (docs/Geocoding.md names the columns read). --reverse LAT,LON gives the nearest address by the WGS84 geodesic within \
         --radius metres (100 by default), or none. An ADDRESS is matched without case or \
         accents: its street (or a building's name) as consecutive words, its house number, \
         and optionally the city, suburb, postcode, state or country code; every match is \
@@ -37,7 +38,7 @@ struct GeocodeCommand: ParsableCommand {
     @Option(help: "The OpenStreetMap extract (.osm.pbf or .osm XML) whose addresses answer.")
     var osm: String?
 
-    @Option(help: "Instead of --osm, any address source: an extract, or a GeoPackage point layer (FILE.gpkg or FILE.gpkg#LAYER).")
+    @Option(help: "Instead of --osm, any address source: an extract, a GeoPackage point layer (FILE.gpkg or FILE.gpkg#LAYER), or a PostGIS table of points (postgresql://USER@HOST/DB?table=TABLE).")
     var addresses: String?
 
     @Option(parsing: .unconditional, help: "Reverse geocode: the nearest address to LAT,LON (degrees; a negative latitude too).")
@@ -125,7 +126,7 @@ struct GeocodeCommand: ParsableCommand {
     private func load() throws -> AddressIndex {
         let source = osm ?? addresses ?? ""
         if osm != nil, !OSMPlaces.isExtract(source) {
-            throw failure("error: \(source): --osm takes an OpenStreetMap extract (.osm.pbf, .osm); a GeoPackage goes with --addresses", StrollExit.usage)
+            throw failure("error: \(source): --osm takes an OpenStreetMap extract (.osm.pbf, .osm); a GeoPackage or a PostGIS table goes with --addresses", StrollExit.usage)
         }
         do {
             return try AddressSources.load(source)
