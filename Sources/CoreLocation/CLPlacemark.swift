@@ -37,8 +37,11 @@ public final class CLPlacemark: NSObject, Sendable {
     public var isoCountryCode: String? { address.countryCode }
     /// The country's English name for `isoCountryCode`.
     public var country: String? { address.countryName }
-    /// The time zone: `nil` (an address in OpenStreetMap does not say it).
-    public var timeZone: TimeZone? { nil }
+    /// The time zone of the address's country when the country has one
+    /// (`Monaco`: `Europe/Monaco`; from the time zone database's zone.tab);
+    /// `nil` for a country of several zones or an address without
+    /// `addr:country` (OpenStreetMap's addresses do not name their zone).
+    public var timeZone: TimeZone? { address.timeZoneIdentifier.flatMap(TimeZone.init(identifier:)) }
 
     /// Where the address is: a node's position, a way's centroid (its
     /// timestamp 2001-01-01, the same on every run).

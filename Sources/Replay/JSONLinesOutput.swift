@@ -29,6 +29,13 @@ public struct JSONLinesOutput: Sendable {
         if live || lines.count >= 1 << 16 { flush() }
     }
 
+    /// Adds a line that is not a replay event (a `route` line), as `JSON.text` writes it.
+    public mutating func write(_ json: JSON) {
+        lines.value(json)
+        lines.byte(10)
+        if live || lines.count >= 1 << 16 { flush() }
+    }
+
     /// Writes the lines not yet written, whole (a write cut short by a signal
     /// goes on; an error such as a closed pipe drops them).
     public mutating func flush() {

@@ -72,6 +72,13 @@ public struct Address: Equatable, Sendable {
         countryCode.flatMap { Locale(identifier: "en_US_POSIX").localizedString(forRegionCode: $0) }
     }
 
+    /// The time zone identifier of the address's country when the country
+    /// has one zone (``CountryTimeZones``); nil without a country code or
+    /// for a country of several zones.
+    public var timeZoneIdentifier: String? {
+        countryCode.flatMap(CountryTimeZones.identifier(country:))
+    }
+
     /// How a postal address starts: the house number, then the street
     /// (`12 Avenue de la Costa`), or the street alone.
     public var streetLine: String {

@@ -1,5 +1,6 @@
 import Foundation
 import Replay
+import Traces
 
 /// Writes replay events as JSON Lines (the contract in ../shared/CLI.md) or
 /// as text for people (``ReplayText``): on a terminal during a real-time
@@ -23,7 +24,10 @@ struct EventWriter {
         if let err = output.standardError { printError(err) }
     }
 
-    func begin(trace: String, places: Int, notes: [String]) {
-        if !jsonl { print(text.begin(trace: trace, places: places, notes: notes)) }
+    /// What comes before the events: the text's heading, or in JSON Lines the
+    /// `route` line of a replay along a route.
+    mutating func begin(trace: String, places: Int, notes: [String], route: JSON? = nil) {
+        if !jsonl { return print(text.begin(trace: trace, places: places, notes: notes)) }
+        if let route { lines.write(route) }
     }
 }

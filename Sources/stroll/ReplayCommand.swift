@@ -103,13 +103,14 @@ struct ReplayCommand: AsyncParsableCommand {
 }
 
 extension ReplayCommand {
-    /// The walk of --route, timed as a trace without times would be; nil without --route.
-    func routedWalk(on network: StreetNetwork? = nil) throws -> (label: String, trace: Trace)? {
+    /// The walk of --route, timed as a trace without times would be, and the
+    /// route it follows; nil without --route.
+    func routedWalk(on network: StreetNetwork? = nil) throws -> (label: String, trace: Trace, route: StreetRoute)? {
         guard route.count == 2 else { return nil }
         let walk = try street.route(from: route[0], to: route[1], on: network)
         let start = ISO8601Time.parse(simulation.start)?.seconds ?? 0
         return ("route \(route[0]) to \(route[1])", walk.trace(speed: simulation.walkingSpeed, start: start, name: "\(route[0]) to \(route[1])",
-                                                                   pauseAtCrossings: street.pauseAtCrossings))
+                                                                   pauseAtCrossings: street.pauseAtCrossings), walk)
     }
 
     /// Whether the SVG map or the HTML page draws --osm's streets under the walk.

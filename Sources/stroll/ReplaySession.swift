@@ -20,12 +20,16 @@ struct ReplaySession {
     let log: Logger
     /// The walking network of --osm, read once: for --route, and for the streets of --svg and --html.
     let network: StreetNetwork?
+    /// The route --route walks, for the JSON Lines' `route` event.
+    let route: StreetRoute?
 
     init(command: ReplayCommand) throws {
         self.command = command
         log = command.logging.logger("stroll.replay")
         network = command.route.count == 2 || command.drawsStreets ? try command.street.network() : nil
-        inputs = try command.simulation.load(trace: command.trace, routed: try command.routedWalk(on: network), log: log) { error in
+        let routed = try command.routedWalk(on: network)
+        route = routed?.route
+        inputs = try command.simulation.load(trace: command.trace, routed: routed.map { ($0.label, $0.trace) }, log: log) { error in
             if command.format == "jsonl" {
                 let e = JSON.object([("type", .string("error")), ("t", .int(0)), ("code", .string("badInput")), ("message", .string(error.reason)),
                                      ("file", .string(error.file)), ("line", error.line > 0 ? .int(error.line) : .null)])
@@ -56,7 +60,14 @@ struct ReplaySession {
         }
         let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         var report = RunReport(trace: inputs.trace)
-        out.begin(trace: (inputs.tracePath as NSString).lastPathComponent, places: replay.places.count, notes: replay.notes)
+        let routeNote = route.map { r in
+            String(format: "route: %.0f m through %d OpenStreetMap nodes, %d crossings", r.distance, r.nodes.count, r.crossings.count)
+        }
+        out.begin(trace: (inputs.tracePath as NSString).lastPathComponent, places: replay.places.count, notes: replay.notes + (routeNote.map { [$0] } ?? []),
+                  route: route.map { r in
+                      .object([("type", .string("route")), ("t", .int(0))]
+                              + routeFields(r, speed: command.simulation.walkingSpeed, pauseAtCrossings: command.street.pauseAtCrossings))
+                  })
         out.text.duration = replay.endTime - replay.startTime
         out.text.startTime = replay.startTime
         if command.realtime {

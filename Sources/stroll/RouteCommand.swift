@@ -87,15 +87,7 @@ struct RouteCommand: ParsableCommand {
 
     /// The contract's object for a route.
     private func answer(_ route: StreetRoute) -> JSON {
-        let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
-        return JSON.object([
-            ("distance_m", .number(route.distance)),
-            ("duration_s", .number(route.duration(atSpeed: speed) + Double(route.crossings.count) * street.pauseAtCrossings)),
-            ("nodes", .array(route.nodes.map { .int(Int($0)) })),
-            ("from", point(route.from)),
-            ("to", point(route.to)),
-            ("crossings", .int(route.crossings.count)),
-        ])
+        .object(routeFields(route, speed: speed, pauseAtCrossings: street.pauseAtCrossings))
     }
 
     /// `FROM -`: a route for each tab-separated pair of standard input, one answer a line.
@@ -163,6 +155,22 @@ struct StreetOptions: ParsableArguments {
         return try network.route(from: try network.coordinate(of: from), to: try network.coordinate(of: to), via: via,
                                  options: RouteOptions(avoidsSteps: avoidSteps))
     }
+}
+
+/// A route's fields as `stroll route --json` prints them (and the JSON
+/// Lines' `route` event of `stroll replay --route`): its length, its time at
+/// `speed` with the waits at crossings, its nodes, its snapped ends and how
+/// many crossings it passes.
+func routeFields(_ route: StreetRoute, speed: Double, pauseAtCrossings: Double) -> [(String, JSON)] {
+    let point = { (s: StreetSnap) in JSON.object([("lat", .number(s.coordinate.latitude)), ("lon", .number(s.coordinate.longitude))]) }
+    return [
+        ("distance_m", .number(route.distance)),
+        ("duration_s", .number(route.duration(atSpeed: speed) + Double(route.crossings.count) * pauseAtCrossings)),
+        ("nodes", .array(route.nodes.map { .int(Int($0)) })),
+        ("from", point(route.from)),
+        ("to", point(route.to)),
+        ("crossings", .int(route.crossings.count)),
+    ]
 }
 
 /// The walking network of the extract at `path`; errors are printed and

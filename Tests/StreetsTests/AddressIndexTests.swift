@@ -112,3 +112,22 @@ func temporaryFile(_ text: String, suffix: String) throws -> String {
         #expect(throws: OSMError.self) { try AddressIndex.load(osm: path + ".missing") }
     }
 }
+
+@Suite("Time zones of countries with one")
+struct CountryTimeZonesTests {
+    @Test("zone.tab's lines: a country with one zone gives it, one with several none; comments and short lines are skipped")
+    func table() {
+        let text = "# comment\nMC\t+4342+00723\tEurope/Monaco\nUS\t+404251-0740023\tAmerica/New_York\tEastern (most areas)\n"
+            + "US\t+341308-1181434\tAmerica/Los_Angeles\tPacific\nGB\t+513030-0000731\tEurope/London\nbad line\n"
+        #expect(CountryTimeZones.zones(inZoneTab: text) == ["MC": "Europe/Monaco", "GB": "Europe/London"])
+    }
+
+    @Test("the machine's table (tzdata): Monaco and the United Kingdom have one zone, the United States several")
+    func machine() throws {
+        try #require(FileManager.default.fileExists(atPath: CountryTimeZones.path), "tzdata is not installed")
+        #expect(CountryTimeZones.identifier(country: "MC") == "Europe/Monaco")
+        #expect(CountryTimeZones.identifier(country: "gb") == "Europe/London")
+        #expect(CountryTimeZones.identifier(country: "US") == nil)
+        #expect(CountryTimeZones.identifier(country: "ZZ") == nil)
+    }
+}

@@ -30,7 +30,9 @@ level_crossing: pyosmium reads the tags), and `stroll route A B
 nowhere else.
 
 Then three of the routes are replayed with `stroll replay --route A B --osm
-FILE --format jsonl --distance-filter none` beside the extract's cafes: every
+FILE --format jsonl --distance-filter none` beside the extract's cafes: the
+first line must be the `route` line (its nodes from A to B, its distance_m
+networkx's shortest path within 0.1 %), every
 location event must lie within 1 m of a walkable segment (the fixes are
 interpolated along the route, so they stay on the network), move at the
 walking speed (1.4 m/s), and the cafes must be ranked along the way.
@@ -258,7 +260,7 @@ def planar(lat, lon, origin):
     return np.radians(lon - origin[1]) * radius * np.cos(np.radians(origin[0])), np.radians(lat - origin[0]) * radius
 
 
-def walk(stroll, path, ends, where, pair, label="check_route"):
+def walk(stroll, path, ends, where, pair, label="check_route", graph=None):
     (a, b) = pair
     point = lambda n: f"{where[n][0]!r},{where[n][1]!r}"
     r = subprocess.run([stroll, "replay", "--route", point(a), point(b), "--osm", path, "--format", "jsonl", "--distance-filter", "none",
@@ -266,6 +268,12 @@ def walk(stroll, path, ends, where, pair, label="check_route"):
     what = f"replay --route from node {a} to node {b}"
     assert r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr[:300]}"
     events = [json.loads(line) for line in r.stdout.splitlines()]
+    assert events and events[0]["type"] == "route", f"{what}: the first line is not the route: {r.stdout[:200]}"
+    route = events[0]
+    assert route["nodes"][:1] == [a] and route["nodes"][-1:] == [b], f"{what}: the route line's nodes run from {route['nodes'][:1]} to {route['nodes'][-1:]}"
+    if graph is not None:
+        length = nx.dijkstra_path_length(graph, a, b, weight="length")
+        assert abs(route["distance_m"] - length) <= 1e-3 * length, f"{what}: the route line's distance_m {route['distance_m']:.3f} m, networkx's {length:.3f} m"
     fixes = [e for e in events if e["type"] == "location"]
     assert fixes, f"{what}: no location events"
     origin = (float(ends[:, 0].mean()), float(ends[:, 1].mean()))
@@ -284,7 +292,7 @@ def walk(stroll, path, ends, where, pair, label="check_route"):
             assert abs(f["speed"] - 1.4) < 1e-6, f"{what}: the fix at t={f['t']} moves at {f['speed']} m/s, not 1.4"
     rankings = [e for e in events if e["type"] == "ranking"]
     assert rankings, f"{what}: no ranking of the cafes along the walk"
-    print(f"{label}: {what}: {len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at 1.4 m/s; "
+    print(f"{label}: {what}: the route line first ({route['distance_m']:.1f} m, {len(route['nodes'])} nodes); {len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at 1.4 m/s; "
           f"{len(rankings)} rankings of the cafes")
 
 
@@ -322,7 +330,7 @@ def main():
     ends = segments(graph, where)
     long_enough = [p for p in chosen if nx.has_path(graph, *p) and nx.dijkstra_path_length(graph, *p, weight="length") > 500][:3]
     for pair in long_enough:
-        walk(args.stroll, path, ends, where, pair)
+        walk(args.stroll, path, ends, where, pair, graph=graph)
     crossing = next((p for p in chosen if nx.has_path(graph, *p)
                      and sum(n in crossings for n in nx.dijkstra_path(graph, *p, weight="length")[1:-1]) >= 2), None)
     if crossing:
