@@ -37,6 +37,11 @@ location event must lie within 1 m of a walkable segment (the fixes are
 interpolated along the route, so they stay on the network), move at the
 walking speed (1.4 m/s), and the cafes must be ranked along the way.
 
+On the Monaco extract, `stroll route "Place du Casino" "Musée
+Océanographique" --speed 1.2 -o walk.gpx` then `stroll replay walk.gpx`
+beside the cafes must likewise stay within 1 m of the network, move at
+1.2 m/s and change the cafes' order along the way.
+
 --selftest runs the check on the first pairs against a stroll whose
 `distance_m` is 0.2 % long, one that drops a node from `nodes` and one that
 moves a replayed fix 2.2 m north, and passes only when each fails, naming
@@ -274,6 +279,33 @@ def walk(stroll, path, ends, where, pair, label="check_route", graph=None):
     if graph is not None:
         length = nx.dijkstra_path_length(graph, a, b, weight="length")
         assert abs(route["distance_m"] - length) <= 1e-3 * length, f"{what}: the route line's distance_m {route['distance_m']:.3f} m, networkx's {length:.3f} m"
+    on_network(events, ends, what, label, f"the route line first ({route['distance_m']:.1f} m, {len(route['nodes'])} nodes); ")
+
+
+def named_walk(stroll, path, ends, label="check_route", speed=1.2):
+    """`stroll route` between two places the extract names, written as GPX, then `stroll replay` of that file
+    beside the extract's cafes: on the network, at the speed asked, and the cafes' order changing along it."""
+    what = f"stroll route \"{NAMED[0]}\" \"{NAMED[1]}\" --speed {speed} -o walk.gpx, then stroll replay walk.gpx"
+    with tempfile.TemporaryDirectory() as folder:
+        gpx = os.path.join(folder, "walk.gpx")
+        r = subprocess.run([stroll, "route", *NAMED, "--osm", path, "--speed", str(speed), "-o", gpx], capture_output=True, text=True)
+        assert r.returncode == 0, f"{what}: stroll route exit {r.returncode}: {r.stderr[:300]}"
+        r = subprocess.run([stroll, "replay", gpx, "--format", "jsonl", "--distance-filter", "none", "--places", path,
+                            "--osm-filter", "amenity=cafe"], capture_output=True, text=True)
+        assert r.returncode == 0, f"{what}: stroll replay exit {r.returncode}: {r.stderr[:300]}"
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    rankings = [e for e in events if e["type"] == "ranking"]
+    changes = sum(1 for e in rankings[1:] if e["changed"])
+    assert changes > 0, f"{what}: the cafes' order never changes along the walk"
+    on_network(events, ends, what, label, f"{changes} changes of the cafes' order along it; ", speed=speed)
+
+
+# Two places of the Monaco extract, by name.
+NAMED = ("Place du Casino", "Musée Océanographique")
+
+
+def on_network(events, ends, what, label, said, speed=1.4):
+    """Every location event within 1 m of a walkable segment and moving at `speed`; the cafes ranked."""
     fixes = [e for e in events if e["type"] == "location"]
     assert fixes, f"{what}: no location events"
     origin = (float(ends[:, 0].mean()), float(ends[:, 1].mean()))
@@ -289,10 +321,10 @@ def walk(stroll, path, ends, where, pair, label="check_route", graph=None):
         assert off <= 1.0, f"{what}: the fix at t={f['t']} ({f['lat']}, {f['lon']}) is {off:.2f} m from every walkable segment"
         worst = max(worst, off)
         if f["speed"] >= 0:
-            assert abs(f["speed"] - 1.4) < 1e-6, f"{what}: the fix at t={f['t']} moves at {f['speed']} m/s, not 1.4"
+            assert abs(f["speed"] - speed) < 1e-6, f"{what}: the fix at t={f['t']} moves at {f['speed']} m/s, not {speed}"
     rankings = [e for e in events if e["type"] == "ranking"]
     assert rankings, f"{what}: no ranking of the cafes along the walk"
-    print(f"{label}: {what}: the route line first ({route['distance_m']:.1f} m, {len(route['nodes'])} nodes); {len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at 1.4 m/s; "
+    print(f"{label}: {what}: {said}{len(fixes)} fixes, each within {worst * 1000:.3f} mm of a walkable segment, at {speed} m/s; "
           f"{len(rankings)} rankings of the cafes")
 
 
@@ -331,6 +363,8 @@ def main():
     long_enough = [p for p in chosen if nx.has_path(graph, *p) and nx.dijkstra_path_length(graph, *p, weight="length") > 500][:3]
     for pair in long_enough:
         walk(args.stroll, path, ends, where, pair, graph=graph)
+    if os.path.basename(path).startswith("monaco"):
+        named_walk(args.stroll, path, ends)
     crossing = next((p for p in chosen if nx.has_path(graph, *p)
                      and sum(n in crossings for n in nx.dijkstra_path(graph, *p, weight="length")[1:-1]) >= 2), None)
     if crossing:
