@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 STROLL = sys.argv[1]
@@ -78,15 +79,19 @@ def main():
                               f'<time>2024-05-01T09:00:00Z</time><hdop>1.2</hdop><extensions><speed>1.4</speed></extensions></trkpt>\n')
         if GPX_POINTS == 8_000_000:
             expect(os.path.getsize(gpx) > 1_000_000_000, "the GPX file is over 1 GB")
+        # The same file gzip-compressed (inflated chunk by chunk, never whole), made while stroll reads
+        # the plain one; then the CSV file written while stroll reads the .gz (each is one core's work).
+        gzip = subprocess.Popen(["gzip", "-1", "-k", gpx])
         check(gpx, "GPX", GPX_POINTS, "gpx")
-        # The same file gzip-compressed: inflated chunk by chunk, never whole.
-        subprocess.run(["gzip", "-1", "-k", gpx], check=True)
+        expect(gzip.wait() == 0, "gzip -1 of the GPX file")
         os.remove(gpx)
+        csv = os.path.join(work, "large.csv")
+        writer = threading.Thread(target=write_lines, args=(csv, "time,lat,lon,accuracy\n", "", CSV_ROWS,
+                                  lambda i: f"{1_714_554_000 + i},53.{1_000_000 + i % 1_000_000},-2.{9_000_000 + i % 999_999},5\n"))
+        writer.start()
         check(gpx + ".gz", "GPX.gz", GPX_POINTS, "gpx")
         os.remove(gpx + ".gz")
-        csv = os.path.join(work, "large.csv")
-        write_lines(csv, "time,lat,lon,accuracy\n", "", CSV_ROWS,
-                    lambda i: f"{1_714_554_000 + i},53.{1_000_000 + i % 1_000_000},-2.{9_000_000 + i % 999_999},5\n")
+        writer.join()
         check(csv, "CSV", CSV_ROWS, "csv")
     if failures:
         print(f"{len(failures)} failure(s)")
