@@ -66,15 +66,15 @@ test-tools:
 # symbols of the CoreLocation and MapKit modules the suite's build made (1-3 s:
 # swift-symbolgraph-extract, nothing compiled), then the two example apps
 # (packages of their own that use Stroll by path, written against CoreLocation
-# and MapKit only; one build folder for both, so Stroll's modules are compiled
-# for them once).
+# and MapKit only; built in the suite's own build folder, so Stroll's modules
+# are not compiled again for them: only the apps' own).
 test: deps test-tools
 	python3 Tests/IntegrationTests/architecture/check_graph.py
 	python3 Tests/IntegrationTests/docs/check_figures.py
 	$(SWIFT) test
 	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/compatibility/check_table.py
-	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build/examples
-	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build/examples
+	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build
+	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build
 
 # The documentation: docs/Stroll.docc (the front page, the guides, a page per
 # module) over every library module's symbol graph, as one DocC archive in
