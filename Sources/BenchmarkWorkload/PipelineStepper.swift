@@ -38,13 +38,15 @@ public struct PipelineStepper: ~Copyable {
     }
 
     /// The configuration the pipeline benchmark replays with: the groups,
-    /// the map following the walker, and the walk in a million loops (each
-    /// starts one interpolation step after the last ended).
+    /// the map following the walker, the walk in a million loops (each
+    /// starts one interpolation step after the last ended), and no golden
+    /// timeline kept, as `stroll replay` keeps none unless asked.
     public static func configuration(groups: [String]) -> ReplayConfiguration {
         var configuration = ReplayConfiguration()
         configuration.groups = groups
         configuration.follow = true
         configuration.replay.loops = 1_000_000
+        configuration.recordsGolden = false     // as `stroll replay` without --record or --verify
         return configuration
     }
 

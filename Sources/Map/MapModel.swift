@@ -163,6 +163,19 @@ public struct MapModel {
         return ids
     }
 
+    /// ``visible`` as indices into ``annotations``, written into `rows`
+    /// (emptied first, its room kept): nothing is allocated once it has the
+    /// room. False, and `rows` left empty, with clustering, where the pins
+    /// drawn depend on the clusters (ask ``visible``).
+    public func visibleIndices(into rows: inout [UInt32]) -> Bool {
+        rows.removeAll(keepingCapacity: true)
+        guard clustering == nil else { return false }
+        pins.mask.withUnsafeBufferPointer { mask in
+            for i in mask.indices where mask[i] { rows.append(UInt32(truncatingIfNeeded: i)) }
+        }
+        return true
+    }
+
     /// The clusters drawn inside the region (empty without clustering), by id.
     public var clusters: [MapCluster] { clustering == nil ? [] : display().clusters }
 
@@ -477,6 +490,16 @@ public struct MapModel {
         var changes: [MapChange] = [.userLocationChanged(c)]
         if trackingMode == .follow { changes += setCenter(c) }
         return changes
+    }
+
+    /// ``updateUserLocation(_:)`` that says only which pins came into the
+    /// region and which left it, in `delta` (as ``setRegion(_:delta:)``), and
+    /// allocates nothing once `delta` has the room. Without clustering (a
+    /// clustered map's selection can change with its display: use
+    /// ``updateUserLocation(_:)`` there).
+    public mutating func updateUserLocation(_ c: Coordinate, delta: inout VisibleDelta) {
+        userLocation = c
+        if trackingMode == .follow, let r = region { setRegion(r.centered(on: c), delta: &delta) }
     }
 
     // MARK: Visible set

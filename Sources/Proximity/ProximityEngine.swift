@@ -42,49 +42,6 @@ public struct RowMove: Equatable, Hashable, Sendable {
     }
 }
 
-/// What one delivered location did to the sorted list.
-public struct RankingUpdate: Equatable, Sendable {
-    /// Place ids, first row first.
-    public var order: [String]
-    public var names: [String]
-    /// Geodesic distances in metres, in `order`.
-    public var distances: [Double]
-    /// "85 m", "1.2 km": as a table cell shows them (``ProximityEngine/display(_:)``
-    /// of each distance, made when asked, unless the update was made with its own).
-    public var displayDistances: [String] {
-        get { givenDisplayDistances ?? distances.map(ProximityEngine.display) }
-        set { givenDisplayDistances = newValue }
-    }
-    private var givenDisplayDistances: [String]?
-    /// Whether `order` differs from the previous update's (always true for the first).
-    public var changed: Bool
-    /// The fewest row moves that turn the previous order into this one
-    /// (places not listed keep their relative order).
-    public var moves: [RowMove]
-    /// Ids that joined the list, and ids that left it, since the previous update.
-    public var inserted: [String]
-    public var deleted: [String]
-    /// The nearest place's id (whatever the sort mode), nil for an empty list.
-    public var nearest: String?
-    /// The nearest place's distance in metres.
-    public var nearestDistance: Double?
-
-    /// An update; `displayDistances` nil shows each distance as ``ProximityEngine/display(_:)`` does.
-    public init(order: [String], names: [String], distances: [Double], displayDistances: [String]? = nil, changed: Bool,
-                moves: [RowMove], inserted: [String], deleted: [String], nearest: String?, nearestDistance: Double?) {
-        self.order = order
-        self.names = names
-        self.distances = distances
-        givenDisplayDistances = displayDistances
-        self.changed = changed
-        self.moves = moves
-        self.inserted = inserted
-        self.deleted = deleted
-        self.nearest = nearest
-        self.nearestDistance = nearestDistance
-    }
-}
-
 /// Recomputes and re-sorts distances to a set of places on every update.
 ///
 /// Order (the command-line contract): ascending WGS84 geodesic distance
@@ -94,6 +51,12 @@ public struct RankingUpdate: Equatable, Sendable {
 /// Karney's method beyond); a distance within that tolerance of a half
 /// millimetre, where rounding could go either way, is recomputed with
 /// Karney's method, so the order is exactly the geodesic one.
+/// Allocation: an update's rows, distances, moves, inserts and deletes are
+/// written into buffers the engine keeps, two of each taking turns (the
+/// update just returned holds one); once the update before it has been let
+/// go, nothing is allocated per update. Lists of the same places as the last
+/// one, below ``OrderDiff/splitFrom`` rows, find their moves with
+/// ``OrderDiff`` (the rows patience sorting over arrays keeps, as ``RowDiff`` finds).
 public struct ProximityEngine {
     public private(set) var places: [Place]
     public var sortMode: SortMode
@@ -106,7 +69,6 @@ public struct ProximityEngine {
     private var nameRank: [Int32]
     private var idRank: [Int32]
     private var distances: [Double]
-    private var millimetres: [Int64]
     /// Each place's rank by name, then id: its place among places at the same millimetre.
     private var tieRank: [Int64] = []
     /// The order's one comparison: millimetres above the tie rank (``keyShift`` bits).
@@ -114,22 +76,35 @@ public struct ProximityEngine {
     /// The place of each tie rank when no two places share one (ids differ):
     /// then a key alone names its place, and the keys are sorted as plain
     /// integers, not through the places' indices. Nil when two share one.
-    private var placeOfTieRank: [Int]?
+    private var placeOfTieRank: [UInt32]?
     /// The active places' keys in a list's order, kept between updates.
     private var sortKeys: [Int64] = []
-    /// The places' ids and names by index, apart from the rest of each place:
-    /// a list's rows read them in ranked order, and these arrays are a fifth
-    /// of the places' size (fewer cache misses at thousands of places).
-    private var placeIDs: [String] = []
-    private var placeNames: [String] = []
-    private var order: [Int] = []
-    private var previousIDs: [String] = []
+    /// Lists still to sort in full before insertion sort is tried again.
+    private var skipsInsertionSort = 0
+    private var radixScratch: [Int64] = []
+    private var radixCounts: [Int] = []
+    /// The places' ids and names by index, shared with every update.
+    private var table: RankedPlaces
+    /// The last list's place indices (shared with the update that returned them).
+    private var order: [UInt32] = []
+    /// The ids of the last list, when the places have been replaced since (``setPlaces(_:)``).
+    private var replacedIDs: [String]?
     private var isFirst = true
-    private var scratch: [Int] = []
+    /// The places listed by the update being made, in index order.
+    private var active: [UInt32] = []
+    /// Marks by place index: `mark` for a place listed now, `mark + 1` once placed in the new list.
+    private var marks: [UInt32] = []
+    private var mark: UInt32 = 0
     /// Each place's row in the previous list during a diff (-1 when not in it).
     private var previousRow: [Int] = []
-    /// Whether `order` is the previous list of these places (not since `setPlaces`).
-    private var orderIsPrevious = false
+    private var from: [Int] = []
+    private var to: [Int] = []
+    private var diff = OrderDiff()
+    private var rowBuffers = TakingTurns<UInt32>()
+    private var distanceBuffers = TakingTurns<Double>()
+    private var moveBuffers = TakingTurns<RowMove>()
+    private var insertedBuffers = TakingTurns<UInt32>()
+    private var deletedBuffers = TakingTurns<UInt32>()
     private let geodesic: Geodesic
 
     public init(places: [Place], sortMode: SortMode = .distance, geodesic: Geodesic = .wgs84) {
@@ -140,16 +115,17 @@ public struct ProximityEngine {
         nameRank = []
         idRank = []
         distances = []
-        millimetres = []
+        table = RankedPlaces(ids: [], names: [])
+        diff.threads = 1
         rebuildIndex()
     }
 
     /// Replaces the set of places; the next update reports what was inserted and deleted.
     public mutating func setPlaces(_ newPlaces: [Place]) {
+        if !isFirst { replacedIDs = replacedIDs ?? order.map { table.ids[Int($0)] } }
         places = newPlaces
         rebuildIndex()
         order = []
-        orderIsPrevious = false
     }
 
     private mutating func rebuildIndex() {
@@ -157,7 +133,6 @@ public struct ProximityEngine {
         nameRank = Self.ranks(places.map(\.name))
         idRank = Self.ranks(places.map(\.id))
         distances = Array(repeating: 0, count: places.count)
-        millimetres = Array(repeating: 0, count: places.count)
         let byTie = places.indices.sorted { (nameRank[$0], idRank[$0]) < (nameRank[$1], idRank[$1]) }
         tieRank = Array(repeating: 0, count: places.count)
         var rank: Int64 = 0
@@ -168,12 +143,14 @@ public struct ProximityEngine {
         keys = Array(repeating: 0, count: places.count)
         placeOfTieRank = nil
         if Int(rank) == places.count - 1 {
-            var place = [Int](repeating: 0, count: places.count)
-            for i in places.indices { place[Int(tieRank[i])] = i }
+            var place = [UInt32](repeating: 0, count: places.count)
+            for i in places.indices { place[Int(tieRank[i])] = UInt32(truncatingIfNeeded: i) }
             placeOfTieRank = place
         }
-        placeIDs = places.map(\.id)
-        placeNames = places.map(\.name)
+        table = RankedPlaces(ids: places.map(\.id), names: places.map(\.name))
+        marks = Array(repeating: 0, count: places.count)
+        mark = 0
+        previousRow = []
     }
 
     /// Bits of a key below the millimetres: room for 2^28 tie ranks, and
@@ -200,8 +177,7 @@ public struct ProximityEngine {
     /// The list as it stands for a walker at `coordinate`.
     public mutating func update(from coordinate: Coordinate) -> RankingUpdate {
         let frame = GeodesicDistanceFrame(origin: coordinate, geodesic: geodesic)
-        var active: [Int] = []
-        active.reserveCapacity(places.count)
+        active.removeAll(keepingCapacity: true)
         for i in places.indices {
             var d = frame.chordDistance(toECEF: ecef[i])
             if d > GeodesicDistanceFrame.exactRange {
@@ -214,23 +190,28 @@ public struct ProximityEngine {
                 }
             }
             distances[i] = d
-            let mm = Int64((d * 1000).rounded())
-            millimetres[i] = mm
-            keys[i] = mm << Self.keyShift | tieRank[i]
+            keys[i] = Int64((d * 1000).rounded()) << Self.keyShift | tieRank[i]
             if let r = maximumRadius, d > r { continue }
             if let predicate, !predicate(places[i]) { continue }
-            active.append(i)
+            active.append(UInt32(truncatingIfNeeded: i))
         }
         // Start from the previous order (kept places first, in their order): the
-        // standard library's sort is fast on nearly sorted input.
-        var candidate: [Int]
+        // sorts below are fast on nearly sorted input.
+        var candidate = rowBuffers.take()
         if active.count == places.count && order.count == places.count {
-            candidate = order
+            candidate.append(contentsOf: order)
         } else {
-            let activeSet = Set(active)
-            candidate = order.filter { activeSet.contains($0) }
-            let kept = Set(candidate)
-            candidate += active.filter { !kept.contains($0) }
+            if mark >= UInt32.max - 2 {
+                for i in marks.indices { marks[i] = 0 }
+                mark = 0
+            }
+            mark += 2
+            for i in active { marks[Int(i)] = mark }
+            for i in order where marks[Int(i)] == mark {
+                candidate.append(i)
+                marks[Int(i)] = mark + 1
+            }
+            for i in active where marks[Int(i)] == mark { candidate.append(i) }
         }
         // One comparison of 64-bit keys (millimetres, then name, then id), read
         // from local arrays: the same order as comparing the three in turn.
@@ -239,50 +220,67 @@ public struct ProximityEngine {
         case .distance:
             if let placeOfTieRank {
                 sortKeys.removeAll(keepingCapacity: true)
-                for i in candidate { sortKeys.append(keys[i]) }
-                Self.sortNearlySorted(&sortKeys)
+                for i in candidate { sortKeys.append(keys[Int(i)]) }
+                // After a list that needed the full sort, the next is sorted in full too
+                // (an attempt at insertion sort would only be thrown away), trying again every 16th list.
+                if skipsInsertionSort > 0 {
+                    skipsInsertionSort -= 1
+                    fullSort()
+                } else if !Self.sortNearlySorted(&sortKeys, fallback: false) {
+                    skipsInsertionSort = 15
+                    fullSort()
+                }
                 let mask: Int64 = (1 << Self.keyShift) - 1
                 for k in candidate.indices { candidate[k] = placeOfTieRank[Int(sortKeys[k] & mask)] }
             } else {
-                candidate.sort { keys[$0] < keys[$1] }
+                candidate.sort { keys[Int($0)] < keys[Int($1)] }
             }
         case .name:
-            candidate.sort { tieRank[$0] < tieRank[$1] }
+            candidate.sort { tieRank[Int($0)] < tieRank[Int($1)] }
         }
-        var ids: [String] = [], names: [String] = [], shown: [Double] = []
-        ids.reserveCapacity(candidate.count)
-        names.reserveCapacity(candidate.count)
-        shown.reserveCapacity(candidate.count)
-        for i in candidate {
-            ids.append(placeIDs[i])
-            names.append(placeNames[i])
-            shown.append(distances[i])
+        var shown = distanceBuffers.take()
+        for i in candidate { shown.append(distances[Int(i)]) }
+        let nearestIndex = sortMode == .distance ? candidate.first : active.min { keys[Int($0)] < keys[Int($1)] }
+        let nearestDistance = nearestIndex.map { distances[Int($0)] }
+        var moves = moveBuffers.take(), inserted = insertedBuffers.take(), deleted = deletedBuffers.take()
+        var changed = true
+        if let replaced = replacedIDs {
+            // New places since the last list: the diff by id, its strings in a table of their own.
+            replacedIDs = nil
+            order = candidate
+            return Self.update(order: candidate.map { table.ids[Int($0)] }, names: candidate.map { table.names[Int($0)] }, distances: shown,
+                               nearest: nearestIndex.map { (table.ids[Int($0)], distances[Int($0)]) }, previous: replaced)
         }
-        let nearestIndex = sortMode == .distance ? candidate.first : active.min { keys[$0] < keys[$1] }
-        let nearest = nearestIndex.map { (placeIDs[$0], distances[$0]) }
-        let update: RankingUpdate
-        if !isFirst && orderIsPrevious {
-            // The same places as the previous list: the diff on their indices, no hashing of ids.
-            let diff = indexDiff(previous: order, current: candidate)
-            update = RankingUpdate(order: ids, names: names, distances: shown, changed: diff.changed, moves: diff.moves,
-                                   inserted: diff.inserted.map { placeIDs[$0] }, deleted: diff.deleted.map { placeIDs[$0] },
-                                   nearest: nearest?.0, nearestDistance: nearest?.1)
+        if isFirst {
+            inserted.append(contentsOf: candidate)
+        } else if order == candidate {
+            changed = false
+        } else if order.count == places.count && candidate.count == places.count && candidate.count < OrderDiff.splitFrom {
+            // The same places, all of them: a permutation of 0..<n.
+            diff.moves(from: order, to: candidate, into: &moves)
         } else {
-            update = Self.update(order: ids, names: names, distances: shown, nearest: nearest, previous: isFirst ? nil : previousIDs)
+            indexDiff(previous: order, current: candidate, moves: &moves, inserted: &inserted, deleted: &deleted)
         }
         isFirst = false
         order = candidate
-        orderIsPrevious = true
-        previousIDs = ids
-        return update
+        rowBuffers.handOut(candidate)
+        distanceBuffers.handOut(shown)
+        moveBuffers.handOut(moves)
+        insertedBuffers.handOut(inserted)
+        deletedBuffers.handOut(deleted)
+        return RankingUpdate(places: table, rows: candidate, distances: shown, changed: changed, moves: moves,
+                             insertedRows: inserted, deletedRows: deleted,
+                             nearestRow: nearestIndex.map { Int32(truncatingIfNeeded: $0) } ?? -1, nearestDistance: nearestDistance)
     }
 
     /// Sorts `keys`, which start in the previous update's order: between two
     /// fixes of a walk few places pass one another, so insertion sort does it
     /// in one pass and a few shifts; past a budget of shifts (a jump across
     /// the map) the standard library's sort takes over. Distinct keys have
-    /// one sorted order, whichever sort gives it.
-    static func sortNearlySorted(_ keys: inout [Int64]) {
+    /// one sorted order, whichever sort gives it. Returns false when the
+    /// budget ran out (and, without `fallback`, the keys are left unsorted).
+    @discardableResult
+    static func sortNearlySorted(_ keys: inout [Int64], fallback: Bool = true) -> Bool {
         let budget = 8 * keys.count + 64
         let done = keys.withUnsafeMutableBufferPointer { k -> Bool in
             var shifts = 0
@@ -299,34 +297,93 @@ public struct ProximityEngine {
             }
             return true
         }
-        if !done { keys.sort() }
+        if !done && fallback { keys.sort() }
+        return done
     }
 
-    /// ``RowDiff`` between two lists of these places by their indices: whether
-    /// they differ, the fewest row moves, and the places that joined and left.
-    private mutating func indexDiff(previous: [Int], current: [Int]) -> (changed: Bool, moves: [RowMove], inserted: [Int], deleted: [Int]) {
-        if previous == current { return (false, [], [], []) }
+    /// Sorts ``sortKeys`` in full: the standard sort for a short list, else
+    /// ``radixSort(_:scratch:counts:tieBits:)`` with the tie ranks' bits.
+    private mutating func fullSort() {
+        guard sortKeys.count >= 256 else { return sortKeys.sort() }
+        Self.radixSort(&sortKeys, scratch: &radixScratch, counts: &radixCounts, tieBits: Int.bitWidth - (places.count - 1).leadingZeroBitCount)
+    }
+
+    /// Sorts keys of millimetres above ``keyShift`` bits of tie rank, every
+    /// tie rank below `2^tieBits`: the keys packed to their bits in use
+    /// (millimetres above `tieBits`), a least-significant-digit radix sort of
+    /// 11-bit digits (a digit every key shares is skipped), then unpacked.
+    /// Between two fixes at thousands of places most rows move, and this
+    /// costs a few passes where a comparison sort costs `log n`.
+    static func radixSort(_ keys: inout [Int64], scratch: inout [Int64], counts: inout [Int], tieBits: Int) {
+        let n = keys.count, tieMask: Int64 = (1 << tieBits) - 1, digitBits = 11, buckets = 1 << digitBits
+        if scratch.count < n { scratch = [Int64](repeating: 0, count: n) }
+        if counts.count != buckets { counts = [Int](repeating: 0, count: buckets) }
+        var largest: Int64 = 0
+        keys.withUnsafeMutableBufferPointer { k in
+            for i in 0..<n {
+                let packed = (k[i] >> keyShift) << tieBits | (k[i] & tieMask)
+                k[i] = packed
+                largest = max(largest, packed)
+            }
+        }
+        let bits = Int64.bitWidth - largest.leadingZeroBitCount
+        var shift = 0, inScratch = false
+        keys.withUnsafeMutableBufferPointer { keys in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    guard var from = keys.baseAddress, var to = scratch.baseAddress, let counts = counts.baseAddress else { return }
+                    let mask = Int64(buckets - 1)
+                    while shift < bits {
+                        counts.update(repeating: 0, count: buckets)
+                        for i in 0..<n { counts[Int((from[i] >> Int64(shift)) & mask)] += 1 }
+                        // A digit every key shares orders nothing.
+                        if counts[Int((from[0] >> Int64(shift)) & mask)] != n {
+                            var sum = 0
+                            for d in 0..<buckets {
+                                let c = counts[d]
+                                counts[d] = sum
+                                sum += c
+                            }
+                            for i in 0..<n {
+                                let k = from[i], d = Int((k >> Int64(shift)) & mask)
+                                to[counts[d]] = k
+                                counts[d] += 1
+                            }
+                            swap(&from, &to)
+                            inScratch.toggle()
+                        }
+                        shift += digitBits
+                    }
+                    if inScratch { to.update(from: from, count: n) }
+                }
+            }
+        }
+        keys.withUnsafeMutableBufferPointer { k in
+            for i in 0..<n { k[i] = (k[i] >> tieBits) << keyShift | (k[i] & tieMask) }
+        }
+    }
+
+    /// ``RowDiff`` between two different lists of these places by their
+    /// indices: the fewest row moves, and the places that joined and left.
+    private mutating func indexDiff(previous: [UInt32], current: [UInt32], moves: inout [RowMove], inserted: inout [UInt32], deleted: inout [UInt32]) {
         if previousRow.count != places.count { previousRow = [Int](repeating: -1, count: places.count) }
-        for (row, i) in previous.enumerated() { previousRow[i] = row }
-        var inserted: [Int] = [], from: [Int] = [], to: [Int] = []
-        from.reserveCapacity(current.count)
-        to.reserveCapacity(current.count)
+        for (row, i) in previous.enumerated() { previousRow[Int(i)] = row }
+        from.removeAll(keepingCapacity: true)
+        to.removeAll(keepingCapacity: true)
         for (row, i) in current.enumerated() {
-            let old = previousRow[i]
+            let old = previousRow[Int(i)]
             if old < 0 {
                 inserted.append(i)
             } else {
                 from.append(old)
                 to.append(row)
-                previousRow[i] = -2
+                previousRow[Int(i)] = -2
             }
         }
-        let deleted = previous.filter { previousRow[$0] >= 0 }
-        for i in previous { previousRow[i] = -1 }
+        for i in previous where previousRow[Int(i)] >= 0 { deleted.append(i) }
+        for i in previous { previousRow[Int(i)] = -1 }
         let keep = RowDiff.longestIncreasing(from)
-        var moves: [RowMove] = []
         for k in keep.indices where !keep[k] { moves.append(RowMove(from: from[k], to: to[k])) }
-        return (true, moves, inserted, deleted)
     }
 
     /// The update for a new order after `previous` (nil for the first): what

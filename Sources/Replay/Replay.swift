@@ -28,6 +28,9 @@ public struct ReplayConfiguration: Sendable {
     public var clustering: ClusterSettings?
     /// Visits detected in the delivered fixes by these thresholds (`VisitDetector`); nil detects none.
     public var visits: VisitSettings?
+    /// Whether ``Replay/golden`` records the order changes (each change keeps
+    /// its whole order); `stroll replay` records them only for `--record` and `--verify`.
+    public var recordsGolden = true
 
     public init() {}
 }
@@ -67,7 +70,8 @@ public struct Replay {
     public let endTime: Double
     /// Notes about the trace and the replay (no times, gaps, ...).
     public let notes: [String]
-    /// The order changes so far, as a golden timeline records them.
+    /// The order changes so far, as a golden timeline records them (empty
+    /// unless ``ReplayConfiguration/recordsGolden``).
     public private(set) var golden: GoldenTimeline
     public private(set) var map = MapModel()
     public private(set) var rankingChanges = 0
@@ -83,6 +87,10 @@ public struct Replay {
     private let placesRejected: Int
     private var pendingSelect: String?
     private var lastMap: MapSnapshot?
+    /// The map's annotations' ids by index, and buffers for its visible pins and their changes.
+    private var pinTable = RankedPlaces(ids: [], names: [])
+    private var mapRows = TakingTurns<UInt32>()
+    private var mapDelta = VisibleDelta()
     private var pending: [ReplayEvent] = []
     private var pendingIndex = 0
     private var finished = false
@@ -117,6 +125,7 @@ public struct Replay {
         _ = map.add(places.map { Annotation(id: $0.id, coordinate: $0.coordinate, title: $0.name, subtitle: $0.subtitle,
                                             clusteringIdentifier: configuration.clustering == nil ? nil : $0.group) })
         if let clustering = configuration.clustering, case .failure(let error) = map.setClustering(clustering) { throw .clustering(error.description) }
+        pinTable = RankedPlaces(ids: map.annotations.map(\.id), names: map.annotations.map(\.title))
         golden = GoldenTimeline(about: about ?? "replay, groups \(groups.joined(separator: ", "))")
         visits = configuration.visits.map { VisitDetector(settings: $0) }
     }
@@ -203,7 +212,11 @@ public struct Replay {
             let measuring = timings != nil
             var t0 = measuring ? ReplayTimings.now() : 0
             pending.append(.location(l, t: t))
-            _ = map.updateUserLocation(l.coordinate)
+            if map.clustering == nil {
+                map.updateUserLocation(l.coordinate, delta: &mapDelta)
+            } else {
+                _ = map.updateUserLocation(l.coordinate)
+            }
             if map.region == nil {
                 _ = map.setRegion(MapRegion(center: l.coordinate, latitudinalMeters: configuration.regionSpan, longitudinalMeters: configuration.regionSpan))
             }
@@ -214,7 +227,7 @@ public struct Replay {
                 if measuring { timings?.lap(&t0, .rankings) }
                 if update.changed && rankings[group] != nil { rankingChanges += 1 }
                 rankings[group] = update
-                golden.record(update, group: group, t: t)
+                if configuration.recordsGolden { golden.record(update, group: group, t: t) }
                 pending.append(.ranking(update, group: group, t: t))
                 if measuring { timings?.lap(&t0, .events) }
             }
@@ -222,10 +235,24 @@ public struct Replay {
                 pendingSelect = nil
                 if case .success = map.select(id), let pin = map.annotation(id) { _ = map.setCenter(pin.coordinate) }
             }
-            let snapshot = MapSnapshot(map)
-            if snapshot != lastMap {
-                pending.append(.map(snapshot, t: t))
-                lastMap = snapshot
+            if map.clustering == nil {
+                // The visible pins by index, into buffers that take turns: a snapshot only when something moved.
+                var rows = mapRows.take()
+                _ = map.visibleIndices(into: &rows)
+                if let last = lastMap, last.pins === pinTable, last.visibleRows == rows, last.region == map.region, last.selected == map.selected {
+                    mapRows.giveBack(rows)
+                } else {
+                    let snapshot = MapSnapshot(region: map.region, pins: pinTable, visibleRows: rows, selected: map.selected)
+                    pending.append(.map(snapshot, t: t))
+                    lastMap = snapshot
+                    mapRows.handOut(rows)
+                }
+            } else {
+                let snapshot = MapSnapshot(map)
+                if snapshot != lastMap {
+                    pending.append(.map(snapshot, t: t))
+                    lastMap = snapshot
+                }
             }
             if measuring { timings?.lap(&t0, .map) }
             if visits != nil, let reported = visits?.add(l) {

@@ -51,26 +51,37 @@ extension ReplayEvent {
             out.number(Self.microseconds(t))
             out.raw(",\"group\":")
             out.string(group)
-            out.raw(",\"order\":")
-            out.strings(u.order)
-            out.raw(",\"names\":")
-            out.strings(u.names)
-            out.raw(",\"distances\":")
-            out.numbers(u.distances)
-            out.raw(",\"moves\":[")
-            for (k, move) in u.moves.enumerated() {
-                out.raw(k > 0 ? ",[" : "[")
-                out.int(move.from)
-                out.byte(UInt8(ascii: ","))
-                out.int(move.to)
-                out.byte(UInt8(ascii: "]"))
+            u.places.withUTF8 { utf8, starts in
+                func list(_ rows: [UInt32], offset: Int = 0) {
+                    rows.withUnsafeBufferPointer { rows in
+                        if u.places.plain {
+                            out.plainStrings(picking: rows, offset: offset, longest: u.places.longest, from: utf8, starts: starts)
+                        } else {
+                            out.strings(picking: rows, offset: offset, from: utf8, starts: starts)
+                        }
+                    }
+                }
+                out.raw(",\"order\":")
+                list(u.rows)
+                out.raw(",\"names\":")
+                list(u.rows, offset: u.places.ids.count)
+                out.raw(",\"distances\":")
+                out.numbers(u.distances)
+                out.raw(",\"moves\":[")
+                for (k, move) in u.moves.enumerated() {
+                    out.raw(k > 0 ? ",[" : "[")
+                    out.int(move.from)
+                    out.byte(UInt8(ascii: ","))
+                    out.int(move.to)
+                    out.byte(UInt8(ascii: "]"))
+                }
+                out.raw("],\"inserted\":")
+                list(u.insertedRows)
+                out.raw(",\"deleted\":")
+                list(u.deletedRows)
+                out.raw(",\"nearest\":")
+                out.string(picking: Int(u.nearestRow), from: utf8, starts: starts)
             }
-            out.raw("],\"inserted\":")
-            out.strings(u.inserted)
-            out.raw(",\"deleted\":")
-            out.strings(u.deleted)
-            out.raw(",\"nearest\":")
-            out.string(u.nearest)
             out.raw(u.changed ? ",\"changed\":true}" : ",\"changed\":false}")
         case .map(let m, let t):
             out.raw("{\"type\":\"map\",\"t\":")
@@ -90,7 +101,15 @@ extension ReplayEvent {
                 out.raw("null")
             }
             out.raw(",\"visible\":")
-            out.strings(m.visible)
+            m.pins.withUTF8 { utf8, starts in
+                m.visibleRows.withUnsafeBufferPointer { rows in
+                    if m.pins.plain {
+                        out.plainStrings(picking: rows, longest: m.pins.longest, from: utf8, starts: starts)
+                    } else {
+                        out.strings(picking: rows, from: utf8, starts: starts)
+                    }
+                }
+            }
             out.raw(",\"selected\":")
             out.string(m.selected)
             if let clusters = m.clusters {

@@ -7,15 +7,29 @@ import Traces
 /// What the map looked like after an update: what a `map` event reports.
 public struct MapSnapshot: Equatable, Sendable {
     public var region: MapRegion?
-    public var visible: [String]
+    /// The pins drawn, as indices into ``pins`` (their ids), in the order they were added.
+    public private(set) var visibleRows: [UInt32]
+    /// The ids the visible rows index.
+    public private(set) var pins: RankedPlaces
     public var selected: String?
     /// With clustering: the zoom level drawn, and the clusters with their members' ids.
     public var zoom: Int?
     public var clusters: [(cluster: MapCluster, members: [String])]?
 
+    /// The pins drawn, in the order they were added.
+    public var visible: [String] {
+        get { visibleRows.map { pins.ids[Int($0)] } }
+        set {
+            pins = RankedPlaces(ids: newValue, names: newValue)
+            visibleRows = newValue.indices.map { UInt32(truncatingIfNeeded: $0) }
+        }
+    }
+
     public init(_ map: MapModel) {
         region = map.region
-        visible = map.visible
+        let visible = map.visible
+        pins = RankedPlaces(ids: visible, names: visible)
+        visibleRows = visible.indices.map { UInt32(truncatingIfNeeded: $0) }
         selected = map.selected
         if map.clustering != nil {
             zoom = map.clusterZoom
@@ -23,8 +37,18 @@ public struct MapSnapshot: Equatable, Sendable {
         }
     }
 
+    /// An unclustered map's snapshot whose visible pins are `rows` of `pins`
+    /// (``MapModel/visibleIndices(into:)`` with a table of the map's annotations).
+    init(region: MapRegion?, pins: RankedPlaces, visibleRows: [UInt32], selected: String?) {
+        self.region = region
+        self.pins = pins
+        self.visibleRows = visibleRows
+        self.selected = selected
+    }
+
     public static func == (a: MapSnapshot, b: MapSnapshot) -> Bool {
-        a.region == b.region && a.visible == b.visible && a.selected == b.selected && a.zoom == b.zoom
+        a.region == b.region && a.selected == b.selected && a.zoom == b.zoom
+            && (a.pins === b.pins ? a.visibleRows == b.visibleRows : a.visible == b.visible)
             && a.clusters?.map(\.cluster) == b.clusters?.map(\.cluster) && a.clusters?.map(\.members) == b.clusters?.map(\.members)
     }
 }

@@ -51,6 +51,7 @@ struct ReplaySession {
     mutating func run() async throws {
         var configuration = command.simulation.configuration(groups: inputs.activeGroups, regions: inputs.monitored, environments: inputs.environments, sortMode: sortMode, select: selectID)
         configuration.visits = command.visitSettings
+        configuration.recordsGolden = command.record != nil || command.verify != nil
         var replay: Replay
         do {
             replay = try Replay(trace: inputs.trace, places: inputs.placeSet, configuration: configuration,

@@ -129,23 +129,25 @@ public struct JSONBytes: Sendable {
     /// and control characters escaped, everything else as its UTF-8.
     public mutating func string(_ s: String) {
         var s = s
+        s.withUTF8 { string(utf8: $0) }
+    }
+
+    /// A JSON string of the UTF-8 `utf8`, as ``string(_:)-(String)`` writes it.
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        // Every byte looked at, without an early exit: the loop is vectorised.
+        var escape: UInt8 = 0
+        for b in utf8 { escape |= (b < 0x20 ? 1 : 0) | (b == UInt8(ascii: "\"") ? 1 : 0) | (b == UInt8(ascii: "\\") ? 1 : 0) }
         // Most strings need no escape: copied in one go.
-        let copied = s.withUTF8 { utf8 -> Bool in
-            // Every byte looked at, without an early exit: the loop is vectorised.
-            var escape: UInt8 = 0
-            for b in utf8 { escape |= (b < 0x20 ? 1 : 0) | (b == UInt8(ascii: "\"") ? 1 : 0) | (b == UInt8(ascii: "\\") ? 1 : 0) }
-            if escape != 0 { return false }
+        if escape == 0 {
             put(most: utf8.count + 2) { out in
                 out[0] = UInt8(ascii: "\"")
                 if let base = utf8.baseAddress, let to = out.baseAddress { (to + 1).copyMemory(from: base, byteCount: utf8.count) }
                 out[utf8.count + 1] = UInt8(ascii: "\"")
                 return utf8.count + 2
             }
-            return true
-        }
-        if !copied {
+        } else {
             var quoted: [UInt8] = []
-            JSON.quote(s, into: &quoted)
+            JSON.quote(String(decoding: utf8, as: UTF8.self), into: &quoted)
             quoted.withUnsafeBytes { append($0) }
         }
     }
@@ -169,6 +171,103 @@ public struct JSONBytes: Sendable {
     /// An array of strings.
     public mutating func strings(_ items: [String]) {
         array(items) { $0.string($1) }
+    }
+
+    /// An array of strings picked from a table of UTF-8 strings kept back to
+    /// back (string `k` is `utf8[starts[k]..<starts[k + 1]]`): string
+    /// `offset + p` for each `p` in `picks`. The same text as ``strings(_:)``
+    /// of those strings, copied from the table without making a `String`.
+    public mutating func strings(picking picks: UnsafeBufferPointer<UInt32>, offset: Int = 0,
+                                 from utf8: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<UInt32>) {
+        byte(UInt8(ascii: "["))
+        var next = 0
+        while next < picks.count {
+            // Room for the rest as they are (quotes and a comma each); a string that needs escapes ends the run.
+            var room = 0
+            for k in next..<picks.count {
+                let s = offset + Int(picks[k])
+                room += Int(starts[s + 1] &- starts[s]) + 3
+            }
+            reserve(room)
+            let at = count
+            var escaped = -1
+            let written = storage.withUnsafeMutableBufferPointer { buffer -> Int in
+                guard let base = buffer.baseAddress, let source = utf8.baseAddress else { return 0 }
+                var out = base + at
+                for k in next..<picks.count {
+                    let s = offset + Int(picks[k])
+                    let start = Int(starts[s]), length = Int(starts[s + 1] &- starts[s])
+                    var escape: UInt8 = 0
+                    for i in start..<(start + length) {
+                        let b = source[i]
+                        escape |= (b < 0x20 ? 1 : 0) | (b == UInt8(ascii: "\"") ? 1 : 0) | (b == UInt8(ascii: "\\") ? 1 : 0)
+                    }
+                    if escape != 0 {
+                        escaped = k
+                        break
+                    }
+                    if k > 0 {
+                        out.pointee = UInt8(ascii: ",")
+                        out += 1
+                    }
+                    out.pointee = UInt8(ascii: "\"")
+                    (out + 1).update(from: source + start, count: length)
+                    out[length + 1] = UInt8(ascii: "\"")
+                    out += length + 2
+                }
+                return out - (base + at)
+            }
+            count += written
+            guard escaped >= 0 else { break }
+            if escaped > 0 { byte(UInt8(ascii: ",")) }
+            let s = offset + Int(picks[escaped])
+            string(utf8: UnsafeBufferPointer(rebasing: utf8[Int(starts[s])..<Int(starts[s + 1])]))
+            next = escaped + 1
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
+    /// ``strings(picking:offset:from:starts:)`` for a table none of whose
+    /// strings needs an escape (no control character, quotation mark or
+    /// backslash) or is longer than `longest` bytes, with at least 8 bytes
+    /// after its last string: each string copied in whole 8-byte words.
+    public mutating func plainStrings(picking picks: UnsafeBufferPointer<UInt32>, offset: Int = 0, longest: Int,
+                                      from utf8: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<UInt32>) {
+        precondition(utf8.count >= Int(starts[starts.count - 1]) + 8, "8 bytes after the last string")
+        // Each string's quotes and comma, the brackets, and a word's overrun past the last.
+        reserve(picks.count * (longest + 3) + 2 + 8)
+        let at = count
+        count += storage.withUnsafeMutableBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress, let source = utf8.baseAddress else { return 0 }
+            var out = base + at
+            out.pointee = UInt8(ascii: "[")
+            out += 1
+            for p in picks {
+                let s = offset + Int(p)
+                let start = Int(starts[s]), length = Int(starts[s + 1] &- starts[s])
+                out.pointee = UInt8(ascii: "\"")
+                // Whole words: the bytes past the string are overwritten by what comes next.
+                let from = UnsafeRawPointer(source + start), to = UnsafeMutableRawPointer(out + 1)
+                var i = 0
+                while i < length {
+                    to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                    i += 8
+                }
+                out[length + 1] = UInt8(ascii: "\"")
+                out[length + 2] = UInt8(ascii: ",")
+                out += length + 3
+            }
+            if !picks.isEmpty { out -= 1 }
+            out.pointee = UInt8(ascii: "]")
+            return out + 1 - (base + at)
+        }
+    }
+
+    /// String `k` of a table of UTF-8 strings kept back to back (as
+    /// ``strings(picking:offset:from:starts:)`` reads it), or `null` for a negative `k`.
+    public mutating func string(picking k: Int, from utf8: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<UInt32>) {
+        guard k >= 0 else { return raw("null") }
+        string(utf8: UnsafeBufferPointer(rebasing: utf8[Int(starts[k])..<Int(starts[k + 1])]))
     }
 
     /// An array of numbers.
