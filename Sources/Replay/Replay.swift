@@ -159,6 +159,10 @@ public struct Replay {
             } else {
                 event = simulator.next()
             }
+            // Most fixes are held back by the filters: each is one event, returned as it is.
+            if case .filtered(let l, let reason, let distance)? = event {
+                return .filtered(l, reason: reason, distance: distance, t: l.timestamp - startTime)
+            }
             handle(event, t: event.map { $0.timestamp - startTime } ?? 0)
         }
     }

@@ -41,9 +41,10 @@ extension ReplayEvent {
             out.number(l.coordinate.latitude)
             out.raw(",\"lon\":")
             out.number(l.coordinate.longitude)
-            out.raw(",\"reason\":")
-            out.string(reason.rawValue)
-            out.raw(",\"distance\":")
+            switch reason {
+            case .distanceFilter: out.raw(",\"reason\":\"distance-filter\",\"distance\":")
+            case .accuracy: out.raw(",\"reason\":\"accuracy\",\"distance\":")
+            }
             out.number(distance)
             out.byte(UInt8(ascii: "}"))
         case .ranking(let u, let group, let t):
