@@ -8,45 +8,52 @@ extension ReplayEvent {
     public func writeJSONLine(to out: inout JSONBytes) {
         switch self {
         case .location(let l, let t):
-            out.raw("{\"type\":\"location\",\"t\":")
-            out.number(Self.microseconds(t))
-            out.raw(",\"timestamp\":")
+            // Keys and numbers into room reserved per part: no check of room per value.
+            out.write(most: 64) { w in
+                w.raw("{\"type\":\"location\",\"t\":")
+                w.number(Self.microseconds(t))
+                w.raw(",\"timestamp\":")
+            }
             out.time(l.timestamp)
-            out.raw(",\"lat\":")
-            out.number(l.coordinate.latitude)
-            out.raw(",\"lon\":")
-            out.number(l.coordinate.longitude)
-            out.raw(",\"horizontalAccuracy\":")
-            out.number(l.horizontalAccuracy)
-            out.raw(",\"altitude\":")
-            out.number(l.altitude)
-            out.raw(",\"verticalAccuracy\":")
-            out.number(l.verticalAccuracy)
-            out.raw(",\"course\":")
-            out.number(l.course)
-            out.raw(",\"speed\":")
-            out.number(l.speed)
-            if let error = l.appliedError {
-                out.raw(",\"errorEast\":")
-                out.number(error.east)
-                out.raw(",\"errorNorth\":")
-                out.number(error.north)
-                if error.multipath { out.raw(",\"multipath\":true") }
+            out.write(most: 512) { w in
+                w.raw(",\"lat\":")
+                w.number(l.coordinate.latitude)
+                w.raw(",\"lon\":")
+                w.number(l.coordinate.longitude)
+                w.raw(",\"horizontalAccuracy\":")
+                w.number(l.horizontalAccuracy)
+                w.raw(",\"altitude\":")
+                w.number(l.altitude)
+                w.raw(",\"verticalAccuracy\":")
+                w.number(l.verticalAccuracy)
+                w.raw(",\"course\":")
+                w.number(l.course)
+                w.raw(",\"speed\":")
+                w.number(l.speed)
+                if let error = l.appliedError {
+                    w.raw(",\"errorEast\":")
+                    w.number(error.east)
+                    w.raw(",\"errorNorth\":")
+                    w.number(error.north)
+                    if error.multipath { w.raw(",\"multipath\":true") }
+                }
+                w.byte(UInt8(ascii: "}"))
             }
-            out.byte(UInt8(ascii: "}"))
         case .filtered(let l, let reason, let distance, let t):
-            out.raw("{\"type\":\"filtered\",\"t\":")
-            out.number(Self.microseconds(t))
-            out.raw(",\"lat\":")
-            out.number(l.coordinate.latitude)
-            out.raw(",\"lon\":")
-            out.number(l.coordinate.longitude)
-            switch reason {
-            case .distanceFilter: out.raw(",\"reason\":\"distance-filter\",\"distance\":")
-            case .accuracy: out.raw(",\"reason\":\"accuracy\",\"distance\":")
+            out.write(most: 256) { w in
+                w.raw("{\"type\":\"filtered\",\"t\":")
+                w.number(Self.microseconds(t))
+                w.raw(",\"lat\":")
+                w.number(l.coordinate.latitude)
+                w.raw(",\"lon\":")
+                w.number(l.coordinate.longitude)
+                switch reason {
+                case .distanceFilter: w.raw(",\"reason\":\"distance-filter\",\"distance\":")
+                case .accuracy: w.raw(",\"reason\":\"accuracy\",\"distance\":")
+                }
+                w.number(distance)
+                w.byte(UInt8(ascii: "}"))
             }
-            out.number(distance)
-            out.byte(UInt8(ascii: "}"))
         case .ranking(let u, let group, let t):
             out.raw("{\"type\":\"ranking\",\"t\":")
             out.number(Self.microseconds(t))

@@ -80,23 +80,95 @@ public struct JSONBytes: Sendable {
     /// read back to the same double (Swift's `description`, the common
     /// decimals written by ``ShortestDouble`` in place, without making a String).
     public mutating func number(_ d: Double) {
+        put(most: Self.numberCapacity) { Self.write(number: d, into: $0) }
+    }
+
+    /// The most bytes a number takes (``number(_:)-(Double)``).
+    public static let numberCapacity = 32
+
+    /// `d` as ``number(_:)-(Double)`` writes it, into `out` (``numberCapacity`` bytes); the bytes written.
+    @inline(__always)
+    static func write(number d: Double, into out: UnsafeMutableRawBufferPointer) -> Int {
         if !d.isFinite {
-            raw("null")
+            return write(literal: "null", into: out)
         } else if d == d.rounded(), abs(d) < 1e15 {
-            int(Int(d))
-        } else {
-            var taken = true
-            put(most: ShortestDouble.capacity) { out in
-                guard let n = ShortestDouble.write(d, into: out) else {
-                    taken = false
-                    return 0
-                }
-                return n
-            }
-            if !taken {
-                var text = d.description
-                text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-            }
+            return write(int: Int(d), into: out)
+        } else if let n = ShortestDouble.write(d, into: out) {
+            return n
+        }
+        // Beyond the common decimals (exponents): Swift's own text, at most 24 bytes.
+        var text = d.description
+        return text.withUTF8 { utf8 in
+            guard let from = utf8.baseAddress, let to = out.baseAddress else { return 0 }
+            to.copyMemory(from: from, byteCount: utf8.count)
+            return utf8.count
+        }
+    }
+
+    /// `i`'s decimal digits into `out` (20 bytes); the bytes written.
+    @inline(__always)
+    static func write(int i: Int, into out: UnsafeMutableRawBufferPointer) -> Int {
+        var n = 0
+        if i < 0 {
+            out[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        let v = UInt64(i.magnitude)
+        let digits = ShortestDouble.digitCount(v)
+        ShortestDouble.writeDigits(v, count: digits, at: n, into: out)
+        return n + digits
+    }
+
+    /// `text` as it is into `out`; the bytes written.
+    @inline(__always)
+    static func write(literal text: StaticString, into out: UnsafeMutableRawBufferPointer) -> Int {
+        if let to = out.baseAddress { to.copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount) }
+        return text.utf8CodeUnitCount
+    }
+
+    /// Writes at most `most` bytes with `body` through a ``Writer``, which
+    /// checks no room: for a line of known parts (keys, punctuation, numbers,
+    /// integers) written without a check of room per value.
+    @inline(__always)
+    public mutating func write(most: Int, _ body: (inout Writer) -> Void) {
+        put(most: most) { out in
+            var writer = Writer(out: out)
+            body(&writer)
+            precondition(writer.count <= most, "a line longer than the room asked for")
+            return writer.count
+        }
+    }
+
+    /// Values written into room already reserved (``write(most:_:)``), as
+    /// ``JSONBytes`` writes them.
+    public struct Writer: ~Copyable {
+        let out: UnsafeMutableRawBufferPointer
+        /// Bytes written.
+        public private(set) var count = 0
+
+        init(out: UnsafeMutableRawBufferPointer) {
+            self.out = out
+        }
+
+        private var rest: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: out[count...]) }
+
+        /// Keys, punctuation, literals, as they are.
+        @inline(__always)
+        public mutating func raw(_ text: StaticString) { count += JSONBytes.write(literal: text, into: rest) }
+
+        /// A number as ``JSONBytes/number(_:)-(Double)`` writes it (``JSONBytes/numberCapacity`` bytes at most).
+        @inline(__always)
+        public mutating func number(_ d: Double) { count += JSONBytes.write(number: d, into: rest) }
+
+        /// An integer's decimal digits (20 bytes at most).
+        @inline(__always)
+        public mutating func int(_ i: Int) { count += JSONBytes.write(int: i, into: rest) }
+
+        /// One byte.
+        @inline(__always)
+        public mutating func byte(_ b: UInt8) {
+            out[count] = b
+            count += 1
         }
     }
 
@@ -107,17 +179,7 @@ public struct JSONBytes: Sendable {
 
     /// An integer's decimal digits.
     public mutating func int(_ i: Int) {
-        put(most: 20) { out in
-            var n = 0
-            if i < 0 {
-                out[0] = UInt8(ascii: "-")
-                n = 1
-            }
-            let v = UInt64(i.magnitude)
-            let digits = ShortestDouble.digitCount(v)
-            ShortestDouble.writeDigits(v, count: digits, at: n, into: out)
-            return n + digits
-        }
+        put(most: 20) { Self.write(int: i, into: $0) }
     }
 
     /// `true` or `false`.
