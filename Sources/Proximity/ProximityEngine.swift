@@ -176,7 +176,13 @@ public struct ProximityEngine {
 
     /// The list as it stands for a walker at `coordinate`.
     public mutating func update(from coordinate: Coordinate) -> RankingUpdate {
-        let frame = GeodesicDistanceFrame(origin: coordinate, geodesic: geodesic)
+        update(from: GeodesicDistanceFrame(origin: coordinate, geodesic: geodesic))
+    }
+
+    /// The list as it stands for a walker at `frame`'s origin, the frame made
+    /// with this engine's geodesic (engines ranking from the same fix can share one).
+    public mutating func update(from frame: GeodesicDistanceFrame) -> RankingUpdate {
+        let coordinate = frame.origin
         active.removeAll(keepingCapacity: true)
         for i in places.indices {
             var d = frame.chordDistance(toECEF: ecef[i])

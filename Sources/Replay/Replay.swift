@@ -225,9 +225,10 @@ public struct Replay {
                 _ = map.setRegion(MapRegion(center: l.coordinate, latitudinalMeters: configuration.regionSpan, longitudinalMeters: configuration.regionSpan))
             }
             if measuring { timings?.lap(&t0, .map) }
+            let frame = GeodesicDistanceFrame(origin: l.coordinate)
             for k in engines.indices {
                 let group = engines[k].group
-                let update = engines[k].engine.update(from: l.coordinate)
+                let update = engines[k].engine.update(from: frame)
                 if measuring { timings?.lap(&t0, .rankings) }
                 if update.changed && rankings[group] != nil { rankingChanges += 1 }
                 rankings[group] = update
