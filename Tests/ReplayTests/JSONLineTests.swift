@@ -77,5 +77,42 @@ struct JSONLineTests {
             out.int(i)
             #expect(out.text == String(i))
         }
+        // The same through a line's writer, one after another in the room reserved.
+        out.removeAll()
+        out.write(most: numbers.count * JSONBytes.numberCapacity + 7 * 21) { w in
+            for d in numbers { w.number(d); w.byte(UInt8(ascii: " ")) }
+            for i in [0, 7, -7, 10, 1234567890, Int.max, Int.min] { w.int(i); w.byte(UInt8(ascii: " ")) }
+        }
+        #expect(out.text == (numbers.map { JSON.number($0).text } + [0, 7, -7, 10, 1234567890, Int.max, Int.min].map(String.init)).map { $0 + " " }.joined())
+    }
+
+    @Test("rankings and maps of 600 places whose ids and names are long, short, non-ASCII or need escapes, and of 600 that need none: the rows copied from the engine's table are the JSON values' text",
+          arguments: [true, false])
+    func tableRows(escapes: Bool) throws {
+        let names = escapes ? ["Café \"Bold\"", "back\\slash", "tab\there", "日本", "", "Eight888", "Sixteen-letters!", "A name longer than a word or two"]
+                            : ["Café", "日本", "", "Eight888", "Sixteen-letters!", "Seventeen-letters", "A name longer than a word or two", "x"]
+        var rng = SplitMix64(seed: 17)
+        let places = (0..<600).map { i in
+            Place(id: "p\(i)\(String(repeating: "-", count: i % 19))", name: names[i % names.count],
+                  coordinate: try! Coordinate(latitude: 53.4055 + rng.uniform(-0.01, 0.01), longitude: -2.966 + rng.uniform(-0.015, 0.015)), group: "g")
+        }
+        var configuration = ReplayConfiguration()
+        configuration.follow = true
+        configuration.within = 900
+        var replay = try Replay(trace: try TraceReader.read(path("traces/campus-loop.gpx")), places: PlaceSet(places: places, groups: ["g"]),
+                                configuration: configuration)
+        var out = JSONBytes(capacity: 64)
+        var rankings = 0, maps = 0
+        while let event = replay.next() {
+            switch event {
+            case .ranking: rankings += 1
+            case .map: maps += 1
+            default: continue
+            }
+            out.removeAll()
+            event.writeJSONLine(to: &out)
+            #expect(out.text == event.json.text)
+        }
+        #expect(rankings > 10 && maps > 10)
     }
 }
