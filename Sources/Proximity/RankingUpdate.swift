@@ -64,8 +64,9 @@ public struct RankingUpdate: Equatable, Sendable {
     public let places: RankedPlaces
     /// Place indices (into ``places``), first row first.
     public private(set) var rows: [UInt32]
-    /// Place indices that joined the list, and that left it, since the previous update.
+    /// Place indices that joined the list since the previous update.
     public private(set) var insertedRows: [UInt32]
+    /// Place indices that left the list since the previous update.
     public private(set) var deletedRows: [UInt32]
     /// The nearest place's index, -1 for none.
     public private(set) var nearestRow: Int32
@@ -92,12 +93,13 @@ public struct RankingUpdate: Equatable, Sendable {
         set { self = with(names: newValue) }
     }
 
-    /// Ids that joined the list, and ids that left it, since the previous update.
+    /// Ids that joined the list since the previous update.
     public var inserted: [String] {
         get { insertedRows.map { places.ids[Int($0)] } }
         set { self = with(inserted: newValue) }
     }
 
+    /// Ids that left the list since the previous update.
     public var deleted: [String] {
         get { deletedRows.map { places.ids[Int($0)] } }
         set { self = with(deleted: newValue) }

@@ -6,6 +6,7 @@ public struct TakingTurns<Element> {
     private var handedOut: [Element] = []
     private var spare: [Element] = []
 
+    /// Two empty buffers.
     public init() {}
 
     /// The spare buffer, emptied, its room kept.
