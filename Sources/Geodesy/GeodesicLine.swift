@@ -45,8 +45,9 @@ public struct GeodesicLine: Sendable {
         c3a = c3
         let b11 = Self.series(true, ssig1, csig1, c1, count: 7)
         self.b11 = b11
-        stau1 = ssig1 * cos(b11) + csig1 * sin(b11)
-        ctau1 = csig1 * cos(b11) - ssig1 * sin(b11)
+        let sb11 = sin(b11), cb11 = cos(b11)
+        stau1 = ssig1 * cb11 + csig1 * sb11
+        ctau1 = csig1 * cb11 - ssig1 * sb11
         a3c = -f * salp0 * geodesic.a3f(eps)
         b31 = Self.series(true, ssig1, csig1, c3, count: 6)
     }
