@@ -69,6 +69,19 @@ public struct GeodesicLine: Sendable {
 
     /// The point `distance` metres along the line, with the forward azimuth there.
     public func position(at distance: Double) -> Geodesic.Direct {
+        direct(distance)
+    }
+
+    /// ``position(at:)`` for a line kept in a variable, read where it lies.
+    /// Swift passes a struct this large (368 bytes) to a method by a pointer
+    /// to a copy of it, made at every call; a `mutating` method gets the
+    /// variable's own address instead. Nothing in the line changes.
+    public mutating func positionInPlace(at distance: Double) -> Geodesic.Direct {
+        direct(distance)
+    }
+
+    @inline(__always)
+    private func direct(_ distance: Double) -> Geodesic.Direct {
         var tau12 = distance / tauScale
         if !tau12.isFinite { tau12 = .nan }
         let s = sin(tau12), c = cos(tau12)
