@@ -214,8 +214,8 @@ public struct LocationSimulator {
     /// Geodesic distance from the last delivered fix: the chord formula, made
     /// exact with Karney's method where it could decide the filter either way.
     /// (Read in place: the frame is not copied on every fix.)
-    private func distanceFromLastDelivered(_ c: Coordinate) -> Double {
-        let d = lastDelivered.chordDistance(toECEF: ellipsoid.ecef(c))
+    private mutating func distanceFromLastDelivered(_ c: Coordinate) -> Double {
+        let d = lastDelivered.chordDistanceInPlace(toECEF: ellipsoid.ecef(c))
         if d > GeodesicDistanceFrame.exactRange || abs(d - settings.distanceFilter) <= GeodesicDistanceFrame.tolerance {
             return Geodesic.wgs84.distance(lastDelivered.origin, c)
         }

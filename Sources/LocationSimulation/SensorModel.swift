@@ -249,6 +249,8 @@ struct SensorModel {
 
     /// The environment at a true position: the most degraded area holding it,
     /// else the walk's, else open sky; nil when no environment is configured.
+    /// (Inlined: a call would copy the whole model, this being a method of it.)
+    @inline(__always)
     func environment(at c: Coordinate) -> Environment? {
         guard options.hasEnvironment else { return nil }
         var found: Environment?
@@ -266,6 +268,7 @@ struct SensorModel {
         body(&environments[environment, default: EnvironmentProcesses(environment, tau: options.tau, seed: options.seed, origin: origin)])
     }
 
+    @inline(__always)
     mutating func read(_ truth: TrueFix) -> Reading {
         if options.dropoutProbability > 0, generator.unit() <= options.dropoutProbability { return .dropout }
         let t = truth.time

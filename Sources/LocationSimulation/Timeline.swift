@@ -146,7 +146,8 @@ struct Timeline {
         private var loop = 0
         private var index = 0
         /// The leg from `index` to `index + 1`, when `interpolating` along it
-        /// (not an optional: the line is read in place, being too large to copy per fix).
+        /// (not an optional: the line is read in place, being too large to copy per fix,
+        /// with ``GeodesicLine/positionInPlace(at:)``).
         private var leg: GeodesicLine
         private var interpolating = false
         private var legDistance = 0.0
@@ -181,6 +182,7 @@ struct Timeline {
             leg = GeodesicLine(geodesic, start: Coordinate(computedLatitude: 0, longitude: 0), azimuth: 0)
         }
 
+        @inline(__always)
         mutating func next() -> TrueFix? {
             while let fix = advance() {
                 if fix.time >= seekTime { return fix }
@@ -188,6 +190,7 @@ struct Timeline {
             return nil
         }
 
+        @inline(__always)
         private mutating func advance() -> TrueFix? {
             while loop < loops {
                 let offset = Double(loop) * loopPeriod
@@ -266,9 +269,10 @@ struct Timeline {
         }
 
         /// The fix `dt` seconds along the current leg, in the loop `offset` seconds on.
-        private func interpolated(dt: Double, offset: Double) -> TrueFix {
+        @inline(__always)
+        private mutating func interpolated(dt: Double, offset: Double) -> TrueFix {
             let fraction = dt / legDuration
-            let position = leg.position(at: legDistance * fraction)
+            let position = leg.positionInPlace(at: legDistance * fraction)
             func mix(_ v: (start: Double, change: Double)?) -> Double? {
                 guard let v else { return nil }
                 return v.start + v.change * fraction
