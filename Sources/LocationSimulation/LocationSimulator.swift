@@ -138,6 +138,7 @@ public struct LocationSimulator {
     /// One fix of the timeline through the sensor, the pause and the
     /// filters. A fix that makes one event only (the usual case) gives it
     /// back; when it makes several, they are all added to `pending`, in order.
+    @inline(__always)
     private mutating func step() -> LocationEvent? {
         if !settings.authorization.allowsUpdates {
             finished = true
