@@ -15,7 +15,7 @@ public struct GeodesicLine: Sendable {
     private let tauScale: Double, lon1: Double
     private var c1a = SIMD8<Double>(), c1pa = SIMD8<Double>(), c3a = SIMD8<Double>()
 
-    public init(_ geodesic: Geodesic = .wgs84, start: Coordinate, azimuth: Double) {
+    public init(_ geodesic: borrowing Geodesic = .wgs84, start: Coordinate, azimuth: Double) {
         self.start = start
         self.azimuth = azimuth
         f = geodesic.ellipsoid.flattening
