@@ -268,7 +268,6 @@ struct SensorModel {
         body(&environments[environment, default: EnvironmentProcesses(environment, tau: options.tau, seed: options.seed, origin: origin)])
     }
 
-    @inline(__always)
     mutating func read(_ truth: TrueFix) -> Reading {
         if options.dropoutProbability > 0, generator.unit() <= options.dropoutProbability { return .dropout }
         let t = truth.time
