@@ -46,8 +46,12 @@ enum GeoMath {
         return x.sign == .minus ? -y : y
     }
 
+    /// `x` reduced to [-180, 180] (IEEE remainder by 360). An angle already
+    /// within ±180° is its own remainder (±180 too: the tie goes to the even
+    /// quotient, 0), so it is returned as it is, without the library call.
     @inline(__always) static func remainder360(_ x: Double) -> Double {
-        x.isFinite ? Foundation.remainder(x, 360) : .nan
+        if abs(x) <= 180 { return x }
+        return x.isFinite ? Foundation.remainder(x, 360) : .nan
     }
 
     static func angNormalize(_ x: Double) -> Double {
@@ -79,7 +83,8 @@ enum GeoMath {
 
     /// Sine and cosine of `x` degrees, exact at multiples of 90°.
     static func sincosd(_ x: Double) -> (s: Double, c: Double) {
-        var r = x.isFinite ? fmod(x, 360) : .nan
+        // fmod(x, 360) is x itself when |x| < 360: no library call then.
+        var r = abs(x) < 360 ? x : (x.isFinite ? fmod(x, 360) : .nan)
         let q = r.isNaN ? 0 : Int((r / 90).rounded(.toNearestOrEven))
         r -= 90 * Double(q)
         r *= .pi / 180

@@ -65,6 +65,14 @@ public struct GeodesicDistanceFrame: Sendable {
         return 2 * r * asin(min(1, chord2.squareRoot() * inverseR / 2))
     }
 
+    /// ``chordDistance(toECEF:)`` for a frame kept in a variable, read where it
+    /// lies: Swift passes a struct this large to a method by a pointer to a
+    /// copy of it, made at every call, while a `mutating` method gets the
+    /// variable's own address. Nothing in the frame changes.
+    public mutating func chordDistanceInPlace(toECEF p: SIMD3<Double>) -> Double {
+        chordDistance(toECEF: p)
+    }
+
     /// Geodesic distance to `c`: the chord formula within ``exactRange``, Karney beyond.
     public func distance(to c: Coordinate) -> Double {
         let d = chordDistance(toECEF: geodesic.ellipsoid.ecef(c))

@@ -90,7 +90,10 @@ public struct LocationSimulator {
     private var regions: RegionMonitor
     private var pending: [LocationEvent] = []
     private var pendingIndex = 0
-    private var lastDelivered: GeodesicDistanceFrame?
+    /// The last delivered fix's frame, once `hasDelivered` (not an optional:
+    /// read in place on every fix).
+    private var lastDelivered = GeodesicDistanceFrame(origin: Coordinate(computedLatitude: 0, longitude: 0))
+    private var hasDelivered = false
     private var anchor: (coordinate: Coordinate, time: Double)?
     private var isPaused = false
     private var finished = false
@@ -114,10 +117,12 @@ public struct LocationSimulator {
     /// The next event, or nil when the replay has ended.
     public mutating func next() -> LocationEvent? {
         while pendingIndex >= pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingIndex = 0
+            if !pending.isEmpty {
+                pending.removeAll(keepingCapacity: true)
+                pendingIndex = 0
+            }
             if finished { return nil }
-            step()
+            if let event = step() { return event }
         }
         defer { pendingIndex += 1 }
         return pending[pendingIndex]
@@ -130,20 +135,22 @@ public struct LocationSimulator {
         return events
     }
 
-    private mutating func step() {
+    /// One fix of the timeline through the sensor, the pause and the
+    /// filters. A fix that makes one event only (the usual case) gives it
+    /// back; when it makes several, they are all added to `pending`, in order.
+    @inline(__always)
+    private mutating func step() -> LocationEvent? {
         if !settings.authorization.allowsUpdates {
             finished = true
-            pending.append(.error(LocationError(code: .denied, message: "location access is \(settings.authorization)"), timestamp: startTime))
-            return
+            return .error(LocationError(code: .denied, message: "location access is \(settings.authorization)"), timestamp: startTime)
         }
         if empty {
             finished = true
-            pending.append(.error(LocationError(code: .badInput, message: "the trace has no usable fix"), timestamp: startTime))
-            return
+            return .error(LocationError(code: .badInput, message: "the trace has no usable fix"), timestamp: startTime)
         }
         guard let truth = cursor.next() else {
             finished = true
-            return
+            return nil
         }
         counts.generated += 1
         if truth.line == nil { counts.interpolated += 1 }
@@ -151,26 +158,32 @@ public struct LocationSimulator {
         switch sensor.read(truth) {
         case .dropout:
             counts.dropouts += 1
-            pending.append(.error(LocationError(code: .locationUnknown, message: "no fix (simulated dropout)"), timestamp: truth.time))
-            return
+            return .error(LocationError(code: .locationUnknown, message: "no fix (simulated dropout)"), timestamp: truth.time)
         case .outage(let environment, let first):
             counts.outageFixes += 1
-            if first {
-                counts.outages += 1
-                pending.append(.error(LocationError(code: .locationUnknown, message: "no fix: signal lost (\(environment.rawValue))"), timestamp: truth.time))
-            }
-            return
+            guard first else { return nil }
+            counts.outages += 1
+            return .error(LocationError(code: .locationUnknown, message: "no fix: signal lost (\(environment.rawValue))"), timestamp: truth.time)
         case .fix(let l):
             location = l
         }
-        defer { if !regions.isEmpty { regions.update(location.coordinate, at: location.timestamp, into: &pending) } }
+        let event = filter(location, truth)
+        if regions.isEmpty, pending.isEmpty { return event }
+        if let event { pending.append(event) }
+        if !regions.isEmpty { regions.update(location.coordinate, at: location.timestamp, into: &pending) }
+        return nil
+    }
 
+    /// The automatic pause and the filters for one fix: its event, if it
+    /// makes one (a `resumed` event before it goes to `pending`).
+    @inline(__always)
+    private mutating func filter(_ location: Location, _ truth: TrueFix) -> LocationEvent? {
         if settings.pausesLocationUpdatesAutomatically {
             let moved = anchor.map { Geodesic.wgs84.distance($0.coordinate, truth.coordinate) > settings.pauseRadius } ?? true
             if isPaused {
                 guard moved else {
                     counts.paused += 1
-                    return
+                    return nil
                 }
                 isPaused = false
                 pending.append(.resumed(timestamp: truth.time))
@@ -180,34 +193,32 @@ public struct LocationSimulator {
             } else if let a = anchor, truth.time - a.time >= settings.pauseAfter {
                 isPaused = true
                 counts.paused += 1
-                pending.append(.paused(timestamp: truth.time))
-                return
+                return .paused(timestamp: truth.time)
             }
         }
 
-        let distance = lastDelivered != nil ? distanceFromLastDelivered(location.coordinate) : nil
+        let distance = hasDelivered ? distanceFromLastDelivered(location.coordinate) : nil
         if let gate = settings.accuracyGate, location.horizontalAccuracy > gate {
             counts.filteredByAccuracy += 1
-            pending.append(.filtered(location, reason: .accuracy, distance: distance ?? 0))
-            return
+            return .filtered(location, reason: .accuracy, distance: distance ?? 0)
         }
         if settings.distanceFilter > 0, let d = distance, d < settings.distanceFilter {
             counts.filteredByDistance += 1
-            pending.append(.filtered(location, reason: .distanceFilter, distance: d))
-            return
+            return .filtered(location, reason: .distanceFilter, distance: d)
         }
         counts.delivered += 1
         lastDelivered = GeodesicDistanceFrame(origin: location.coordinate)
-        pending.append(.location(location))
+        hasDelivered = true
+        return .location(location)
     }
 
     /// Geodesic distance from the last delivered fix: the chord formula, made
     /// exact with Karney's method where it could decide the filter either way.
     /// (Read in place: the frame is not copied on every fix.)
-    private func distanceFromLastDelivered(_ c: Coordinate) -> Double {
-        guard let d = lastDelivered?.chordDistance(toECEF: ellipsoid.ecef(c)), let origin = lastDelivered?.origin else { return 0 }
+    private mutating func distanceFromLastDelivered(_ c: Coordinate) -> Double {
+        let d = lastDelivered.chordDistanceInPlace(toECEF: ellipsoid.ecef(c))
         if d > GeodesicDistanceFrame.exactRange || abs(d - settings.distanceFilter) <= GeodesicDistanceFrame.tolerance {
-            return Geodesic.wgs84.distance(origin, c)
+            return Geodesic.wgs84.distance(lastDelivered.origin, c)
         }
         return d
     }

@@ -219,6 +219,9 @@ struct SensorModel {
     /// When the receiver last (re)acquired the signal, and whether after an outage.
     private var acquired: (time: Double, afterOutage: Bool)?
     private var inOutage = false
+    /// The last course accuracy worked out, with the bits of the spread and
+    /// leg length it is for: the fixes along a leg mostly share both.
+    private var courseAccuracyMemo: (spread: UInt64, distance: UInt64, degrees: Double)?
 
     init(options: SensorOptions, desiredAccuracy: Double) {
         self.options = options
@@ -246,6 +249,8 @@ struct SensorModel {
 
     /// The environment at a true position: the most degraded area holding it,
     /// else the walk's, else open sky; nil when no environment is configured.
+    /// (Inlined: a call would copy the whole model, this being a method of it.)
+    @inline(__always)
     func environment(at c: Coordinate) -> Environment? {
         guard options.hasEnvironment else { return nil }
         var found: Environment?
@@ -357,9 +362,19 @@ struct SensorModel {
             // Both ends of the leg off by this fix's error: along the leg for speed, across it for course.
             let spread = 2.squareRoot() * accuracy * SensorOptions.sigmaPerRadius68
             if truth.speed >= 0, leg.duration > 0 { location.speedAccuracy = spread / leg.duration }
-            if truth.course >= 0, leg.distance > 0 { location.courseAccuracy = atan2(spread, leg.distance) * 180 / .pi }
+            if truth.course >= 0, leg.distance > 0 { location.courseAccuracy = courseAccuracy(spread: spread, distance: leg.distance) }
         }
         if options.debugTruth { location.appliedError = Location.AppliedError(east: east, north: north, multipath: multipath) }
         return .fix(location)
+    }
+
+    /// `atan(spread / distance)` in degrees, remembered for the next fix with the same two.
+    private mutating func courseAccuracy(spread: Double, distance: Double) -> Double {
+        if let memo = courseAccuracyMemo, memo.spread == spread.bitPattern, memo.distance == distance.bitPattern {
+            return memo.degrees
+        }
+        let degrees = atan2(spread, distance) * 180 / .pi
+        courseAccuracyMemo = (spread.bitPattern, distance.bitPattern, degrees)
+        return degrees
     }
 }

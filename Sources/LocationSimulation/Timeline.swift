@@ -146,11 +146,21 @@ struct Timeline {
         private var loop = 0
         private var index = 0
         /// The leg from `index` to `index + 1`, when `interpolating` along it
-        /// (not an optional: the line is read in place, being too large to copy per fix).
+        /// (not an optional: the line is read in place, being too large to copy per fix,
+        /// with ``GeodesicLine/positionInPlace(at:)``).
         private var leg: GeodesicLine
         private var interpolating = false
         private var legDistance = 0.0
         private var legDuration = 0.0
+        /// What every fix along the leg shares, settled once per leg: its start
+        /// time, speed, whether it moves, and each value interpolated along it
+        /// as its start and its change over the leg.
+        private var legStart = 0.0
+        private var legSpeed = 0.0
+        private var legMoving = false
+        private var elevationChange: (start: Double, change: Double)?
+        private var horizontalAccuracyChange: (start: Double, change: Double)?
+        private var verticalAccuracyChange: (start: Double, change: Double)?
         /// Course and speed on arrival at the next recorded fix (-1: unknown, a segment's first fix).
         private var arrivalCourse = -1.0
         private var arrivalSpeed = -1.0
@@ -158,14 +168,21 @@ struct Timeline {
         private var step = 0
         private var emittedRecorded = false
         private let seekTime: Double
+        private let loops: Int
+        private let loopPeriod: Double
+        private let rate: Double
 
         init(timeline: Timeline, geodesic: Geodesic) {
             self.timeline = timeline
             self.geodesic = geodesic
             seekTime = timeline.startTime + max(0, timeline.options.seek)
+            loops = max(1, timeline.options.loops)
+            loopPeriod = timeline.loopPeriod
+            rate = timeline.options.rate
             leg = GeodesicLine(geodesic, start: Coordinate(computedLatitude: 0, longitude: 0), azimuth: 0)
         }
 
+        @inline(__always)
         mutating func next() -> TrueFix? {
             while let fix = advance() {
                 if fix.time >= seekTime { return fix }
@@ -173,10 +190,22 @@ struct Timeline {
             return nil
         }
 
+        @inline(__always)
         private mutating func advance() -> TrueFix? {
-            let points = timeline.points
-            while loop < max(1, timeline.options.loops) {
-                let offset = Double(loop) * timeline.loopPeriod
+            while loop < loops {
+                let offset = Double(loop) * loopPeriod
+                if interpolating {
+                    step += 1
+                    let dt = Double(step) / rate
+                    if dt < legDuration - 1e-9 {
+                        return interpolated(dt: dt, offset: offset)
+                    }
+                    index += 1
+                    emittedRecorded = false
+                    interpolating = false
+                    continue
+                }
+                let points = timeline.points
                 if index >= points.count {
                     loop += 1
                     index = 0
@@ -197,25 +226,6 @@ struct Timeline {
                     if let s = p.speed, s >= 0 { fix.speed = s }
                     if let c = p.course, c >= 0 { fix.course = c }
                     return fix
-                }
-                if interpolating {
-                    step += 1
-                    let dt = Double(step) / timeline.options.rate
-                    if dt < legDuration - 1e-9 {
-                        let q = points[index + 1]
-                        let fraction = dt / legDuration
-                        let position = leg.position(at: legDistance * fraction)
-                        func mix(_ a: Double?, _ b: Double?) -> Double? {
-                            guard let a, let b else { return nil }
-                            return a + (b - a) * fraction
-                        }
-                        return TrueFix(coordinate: position.coordinate, time: p.time + dt + offset, elevation: mix(p.elevation, q.elevation),
-                                       horizontalAccuracy: mix(p.horizontalAccuracy, q.horizontalAccuracy),
-                                       verticalAccuracy: mix(p.verticalAccuracy, q.verticalAccuracy),
-                                       course: legDistance > 0.01 ? Self.course(position.azimuth2) : -1,
-                                       speed: legDistance > 0.01 ? legDistance / legDuration : 0, line: nil,
-                                       leg: (legDistance, legDuration))
-                    }
                 }
                 index += 1
                 emittedRecorded = false
@@ -244,8 +254,33 @@ struct Timeline {
             guard timeline.options.rate > 0, duration > 1 / timeline.options.rate, duration <= timeline.options.maximumInterpolatedGap else { return }
             legDistance = inverse.distance
             legDuration = duration
+            legStart = p.time
+            legMoving = legDistance > 0.01
+            legSpeed = legMoving ? legDistance / legDuration : 0
+            func change(_ a: Double?, _ b: Double?) -> (start: Double, change: Double)? {
+                guard let a, let b else { return nil }
+                return (a, b - a)
+            }
+            elevationChange = change(p.elevation, q.elevation)
+            horizontalAccuracyChange = change(p.horizontalAccuracy, q.horizontalAccuracy)
+            verticalAccuracyChange = change(p.verticalAccuracy, q.verticalAccuracy)
             leg = GeodesicLine(geodesic, start: p.coordinate, azimuth: inverse.azimuth1)
             interpolating = true
+        }
+
+        /// The fix `dt` seconds along the current leg, in the loop `offset` seconds on.
+        @inline(__always)
+        private mutating func interpolated(dt: Double, offset: Double) -> TrueFix {
+            let fraction = dt / legDuration
+            let position = leg.positionInPlace(at: legDistance * fraction)
+            func mix(_ v: (start: Double, change: Double)?) -> Double? {
+                guard let v else { return nil }
+                return v.start + v.change * fraction
+            }
+            return TrueFix(coordinate: position.coordinate, time: legStart + dt + offset, elevation: mix(elevationChange),
+                           horizontalAccuracy: mix(horizontalAccuracyChange), verticalAccuracy: mix(verticalAccuracyChange),
+                           course: legMoving ? Self.course(position.azimuth2) : -1, speed: legSpeed, line: nil,
+                           leg: (legDistance, legDuration))
         }
 
         /// Azimuth in [0, 360), as CoreLocation reports course.
