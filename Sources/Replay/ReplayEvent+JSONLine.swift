@@ -75,15 +75,18 @@ extension ReplayEvent {
                 list(u.rows, offset: u.places.ids.count)
                 out.raw(",\"distances\":")
                 out.numbers(u.distances)
-                out.raw(",\"moves\":[")
-                for (k, move) in u.moves.enumerated() {
-                    out.raw(k > 0 ? ",[" : "[")
-                    out.int(move.from)
-                    out.byte(UInt8(ascii: ","))
-                    out.int(move.to)
-                    out.byte(UInt8(ascii: "]"))
+                // Every move in room reserved at once (the most each part can take).
+                out.write(most: 32 + u.moves.count * 44) { w in
+                    w.raw(",\"moves\":[")
+                    for (k, move) in u.moves.enumerated() {
+                        w.raw(k > 0 ? ",[" : "[")
+                        w.int(move.from)
+                        w.byte(UInt8(ascii: ","))
+                        w.int(move.to)
+                        w.byte(UInt8(ascii: "]"))
+                    }
+                    w.raw("],\"inserted\":")
                 }
-                out.raw("],\"inserted\":")
                 list(u.insertedRows)
                 out.raw(",\"deleted\":")
                 list(u.deletedRows)

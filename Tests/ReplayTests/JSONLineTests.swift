@@ -79,7 +79,7 @@ struct JSONLineTests {
         }
         // The same through a line's writer, one after another in the room reserved.
         out.removeAll()
-        out.write(most: numbers.count * JSONBytes.numberCapacity + 7 * 21) { w in
+        out.write(most: numbers.count * (JSONBytes.numberCapacity + 1) + 7 * 21) { w in
             for d in numbers { w.number(d); w.byte(UInt8(ascii: " ")) }
             for i in [0, 7, -7, 10, 1234567890, Int.max, Int.min] { w.int(i); w.byte(UInt8(ascii: " ")) }
         }

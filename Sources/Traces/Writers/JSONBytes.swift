@@ -134,13 +134,15 @@ public struct JSONBytes: Sendable {
         put(most: most) { out in
             var writer = Writer(out: out)
             body(&writer)
-            precondition(writer.count <= most, "a line longer than the room asked for")
             return writer.count
         }
     }
 
     /// Values written into room already reserved (``write(most:_:)``), as
-    /// ``JSONBytes`` writes them.
+    /// ``JSONBytes`` writes them. Each value checks, by one comparison, that
+    /// the room left holds the most it can take (a number
+    /// ``JSONBytes/numberCapacity`` bytes, an integer 20): a line that asked
+    /// for too little room stops there, and nothing is written past it.
     public struct Writer: ~Copyable {
         let out: UnsafeMutableRawBufferPointer
         /// Bytes written.
@@ -154,21 +156,36 @@ public struct JSONBytes: Sendable {
 
         /// Keys, punctuation, literals, as they are.
         @inline(__always)
-        public mutating func raw(_ text: StaticString) { count += JSONBytes.write(literal: text, into: rest) }
+        public mutating func raw(_ text: StaticString) {
+            room(text.utf8CodeUnitCount)
+            count += JSONBytes.write(literal: text, into: rest)
+        }
 
         /// A number as ``JSONBytes/number(_:)-(Double)`` writes it (``JSONBytes/numberCapacity`` bytes at most).
         @inline(__always)
-        public mutating func number(_ d: Double) { count += JSONBytes.write(number: d, into: rest) }
+        public mutating func number(_ d: Double) {
+            room(JSONBytes.numberCapacity)
+            count += JSONBytes.write(number: d, into: rest)
+        }
 
         /// An integer's decimal digits (20 bytes at most).
         @inline(__always)
-        public mutating func int(_ i: Int) { count += JSONBytes.write(int: i, into: rest) }
+        public mutating func int(_ i: Int) {
+            room(20)
+            count += JSONBytes.write(int: i, into: rest)
+        }
 
         /// One byte.
         @inline(__always)
         public mutating func byte(_ b: UInt8) {
+            room(1)
             out[count] = b
             count += 1
+        }
+
+        @inline(__always)
+        private func room(_ n: Int) {
+            precondition(count + n <= out.count, "a line longer than the room asked for")
         }
     }
 
@@ -334,7 +351,15 @@ public struct JSONBytes: Sendable {
 
     /// An array of numbers.
     public mutating func numbers(_ items: [Double]) {
-        array(items) { $0.number($1) }
+        // Room for every number and its comma at once: no check of room per number.
+        write(most: items.count * (Self.numberCapacity + 1) + 2) { w in
+            w.byte(UInt8(ascii: "["))
+            for (k, d) in items.enumerated() {
+                if k > 0 { w.byte(UInt8(ascii: ",")) }
+                w.number(d)
+            }
+            w.byte(UInt8(ascii: "]"))
+        }
     }
 
     /// Any JSON value, as ``JSON/text`` writes it.
