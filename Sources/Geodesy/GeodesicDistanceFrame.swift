@@ -33,10 +33,10 @@ public struct GeodesicDistanceFrame: Sendable {
 
     public let origin: Coordinate
     public let originECEF: SIMD3<Double>
-    private let east: SIMD3<Double>
-    private let north: SIMD3<Double>
-    private let inverseM: Double
-    private let inverseN: Double
+    @usableFromInline let east: SIMD3<Double>
+    @usableFromInline let north: SIMD3<Double>
+    @usableFromInline let inverseM: Double
+    @usableFromInline let inverseN: Double
     private let geodesic: Geodesic
 
     public init(origin: Coordinate, geodesic: Geodesic = .wgs84) {
@@ -53,7 +53,8 @@ public struct GeodesicDistanceFrame: Sendable {
     }
 
     /// Chord-formula distance to a point given by its ECEF position; valid within ``exactRange``.
-    @inline(__always)
+    /// (Inlinable: loops over thousands of places in other modules compute it without a call.)
+    @inlinable @inline(__always)
     public func chordDistance(toECEF p: SIMD3<Double>) -> Double {
         let c = p - originECEF
         let chord2 = (c * c).sum()

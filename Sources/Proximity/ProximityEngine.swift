@@ -183,28 +183,48 @@ public struct ProximityEngine {
     /// with this engine's geodesic (engines ranking from the same fix can share one).
     public mutating func update(from frame: GeodesicDistanceFrame) -> RankingUpdate {
         let coordinate = frame.origin
-        active.removeAll(keepingCapacity: true)
-        for i in places.indices {
-            var d = frame.chordDistance(toECEF: ecef[i])
-            if d > GeodesicDistanceFrame.exactRange {
-                d = geodesic.distance(coordinate, places[i].coordinate)
-            } else {
-                let scaled = d * 1000
-                let fraction = scaled - scaled.rounded(.down)
-                if abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
-                    d = geodesic.distance(coordinate, places[i].coordinate)
+        let n = places.count
+        // Every distance and key in one pass over the places' buffers; Karney's
+        // method beyond the chord's range and where a half millimetre is too close to call.
+        let places = self.places, geodesic = self.geodesic
+        self.ecef.withUnsafeBufferPointer { ecef in
+            self.distances.withUnsafeMutableBufferPointer { distances in
+                self.keys.withUnsafeMutableBufferPointer { keys in
+                    self.tieRank.withUnsafeBufferPointer { tieRank in
+                        for i in 0..<n {
+                            var d = frame.chordDistance(toECEF: ecef[i])
+                            if d > GeodesicDistanceFrame.exactRange {
+                                d = geodesic.distance(coordinate, places[i].coordinate)
+                            } else {
+                                let scaled = d * 1000
+                                let fraction = scaled - scaled.rounded(.down)
+                                if abs(fraction - 0.5) * 0.001 <= GeodesicDistanceFrame.tolerance {
+                                    d = geodesic.distance(coordinate, places[i].coordinate)
+                                }
+                            }
+                            distances[i] = d
+                            keys[i] = Int64((d * 1000).rounded()) << Self.keyShift | tieRank[i]
+                        }
+                    }
                 }
             }
-            distances[i] = d
-            keys[i] = Int64((d * 1000).rounded()) << Self.keyShift | tieRank[i]
-            if let r = maximumRadius, d > r { continue }
-            if let predicate, !predicate(places[i]) { continue }
-            active.append(UInt32(truncatingIfNeeded: i))
         }
+        // The places listed: all of them unless a radius or a predicate leaves some out
+        // (listed one by one where the list starts afresh, and for the nearest by name order).
+        active.removeAll(keepingCapacity: true)
+        let filtered = maximumRadius != nil || predicate != nil
+        if filtered || order.count != n || sortMode == .name {
+            for i in 0..<n {
+                if let r = maximumRadius, distances[i] > r { continue }
+                if let predicate, !predicate(places[i]) { continue }
+                active.append(UInt32(truncatingIfNeeded: i))
+            }
+        }
+        let activeCount = filtered ? active.count : n
         // Start from the previous order (kept places first, in their order): the
         // sorts below are fast on nearly sorted input.
         var candidate = rowBuffers.take()
-        if active.count == places.count && order.count == places.count {
+        if activeCount == n && order.count == n {
             candidate.append(contentsOf: order)
         } else {
             if mark >= UInt32.max - 2 {
@@ -225,8 +245,7 @@ public struct ProximityEngine {
         switch sortMode {
         case .distance:
             if let placeOfTieRank {
-                sortKeys.removeAll(keepingCapacity: true)
-                for i in candidate { sortKeys.append(keys[Int(i)]) }
+                Self.gather(keys, at: candidate, into: &sortKeys, zero: 0)
                 // After a list that needed the full sort, the next is sorted in full too
                 // (an attempt at insertion sort would only be thrown away), trying again every 16th list.
                 if skipsInsertionSort > 0 {
@@ -237,7 +256,13 @@ public struct ProximityEngine {
                     fullSort()
                 }
                 let mask: Int64 = (1 << Self.keyShift) - 1
-                for k in candidate.indices { candidate[k] = placeOfTieRank[Int(sortKeys[k] & mask)] }
+                sortKeys.withUnsafeBufferPointer { sorted in
+                    placeOfTieRank.withUnsafeBufferPointer { place in
+                        candidate.withUnsafeMutableBufferPointer { rows in
+                            for k in rows.indices { rows[k] = place[Int(sorted[k] & mask)] }
+                        }
+                    }
+                }
             } else {
                 candidate.sort { keys[Int($0)] < keys[Int($1)] }
             }
@@ -245,7 +270,7 @@ public struct ProximityEngine {
             candidate.sort { tieRank[Int($0)] < tieRank[Int($1)] }
         }
         var shown = distanceBuffers.take()
-        for i in candidate { shown.append(distances[Int(i)]) }
+        Self.gather(distances, at: candidate, into: &shown, zero: 0)
         let nearestIndex = sortMode == .distance ? candidate.first : active.min { keys[Int($0)] < keys[Int($1)] }
         let nearestDistance = nearestIndex.map { distances[Int($0)] }
         var moves = moveBuffers.take(), inserted = insertedBuffers.take(), deleted = deletedBuffers.take()
@@ -277,6 +302,20 @@ public struct ProximityEngine {
         return RankingUpdate(places: table, rows: candidate, distances: shown, changed: changed, moves: moves,
                              insertedRows: inserted, deletedRows: deleted,
                              nearestRow: nearestIndex.map { Int32(truncatingIfNeeded: $0) } ?? -1, nearestDistance: nearestDistance)
+    }
+
+    /// `values[i]` for each `i` of `rows`, in order, into `out` (emptied, its
+    /// room kept): one pass over the buffers, not an append per row.
+    static func gather<T>(_ values: [T], at rows: [UInt32], into out: inout [T], zero: T) {
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: repeatElement(zero, count: rows.count))
+        values.withUnsafeBufferPointer { values in
+            rows.withUnsafeBufferPointer { rows in
+                out.withUnsafeMutableBufferPointer { out in
+                    for k in rows.indices { out[k] = values[Int(rows[k])] }
+                }
+            }
+        }
     }
 
     /// Sorts `keys`, which start in the previous update's order: between two
