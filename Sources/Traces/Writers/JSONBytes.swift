@@ -259,49 +259,10 @@ public struct JSONBytes: Sendable {
     public mutating func strings(picking picks: UnsafeBufferPointer<UInt32>, offset: Int = 0,
                                  from utf8: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<UInt32>) {
         byte(UInt8(ascii: "["))
-        var next = 0
-        while next < picks.count {
-            // Room for the rest as they are (quotes and a comma each); a string that needs escapes ends the run.
-            var room = 0
-            for k in next..<picks.count {
-                let s = offset + Int(picks[k])
-                room += Int(starts[s + 1] &- starts[s]) + 3
-            }
-            reserve(room)
-            let at = count
-            var escaped = -1
-            let written = storage.withUnsafeMutableBufferPointer { buffer -> Int in
-                guard let base = buffer.baseAddress, let source = utf8.baseAddress else { return 0 }
-                var out = base + at
-                for k in next..<picks.count {
-                    let s = offset + Int(picks[k])
-                    let start = Int(starts[s]), length = Int(starts[s + 1] &- starts[s])
-                    var escape: UInt8 = 0
-                    for i in start..<(start + length) {
-                        let b = source[i]
-                        escape |= (b < 0x20 ? 1 : 0) | (b == UInt8(ascii: "\"") ? 1 : 0) | (b == UInt8(ascii: "\\") ? 1 : 0)
-                    }
-                    if escape != 0 {
-                        escaped = k
-                        break
-                    }
-                    if k > 0 {
-                        out.pointee = UInt8(ascii: ",")
-                        out += 1
-                    }
-                    out.pointee = UInt8(ascii: "\"")
-                    (out + 1).update(from: source + start, count: length)
-                    out[length + 1] = UInt8(ascii: "\"")
-                    out += length + 2
-                }
-                return out - (base + at)
-            }
-            count += written
-            guard escaped >= 0 else { break }
-            if escaped > 0 { byte(UInt8(ascii: ",")) }
-            let s = offset + Int(picks[escaped])
+        for (k, p) in picks.enumerated() {
+            if k > 0 { byte(UInt8(ascii: ",")) }
+            let s = offset + Int(p)
             string(utf8: UnsafeBufferPointer(rebasing: utf8[Int(starts[s])..<Int(starts[s + 1])]))
-            next = escaped + 1
         }
         byte(UInt8(ascii: "]"))
     }
