@@ -67,14 +67,17 @@ test-tools:
 # swift-symbolgraph-extract, nothing compiled), then the two example apps
 # (packages of their own that use Stroll by path, written against CoreLocation
 # and MapKit only; built in the suite's own build folder, so Stroll's modules
-# are not compiled again for them: only the apps' own).
+# are not compiled again for them: only the apps' own). Each app's build plan
+# is made afresh (--disable-build-manifest-caching): a plan SwiftPM kept from
+# the suite's build in the shared folder ran Stroll's own suite again, in the
+# app's folder, instead of the app's tests.
 test: deps test-tools
 	python3 Tests/IntegrationTests/architecture/check_graph.py
 	python3 Tests/IntegrationTests/docs/check_figures.py
 	$(SWIFT) test
 	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/compatibility/check_table.py
-	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build
-	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build
+	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build --disable-build-manifest-caching
+	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build --disable-build-manifest-caching
 
 # The documentation: docs/Stroll.docc (the front page, the guides, a page per
 # module) over every library module's symbol graph, as one DocC archive in
