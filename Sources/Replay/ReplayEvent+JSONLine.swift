@@ -61,13 +61,7 @@ extension ReplayEvent {
             out.string(group)
             u.places.withUTF8 { utf8, starts in
                 func list(_ rows: [UInt32], offset: Int = 0) {
-                    rows.withUnsafeBufferPointer { rows in
-                        if u.places.plain {
-                            out.plainStrings(picking: rows, offset: offset, longest: u.places.longest, from: utf8, starts: starts)
-                        } else {
-                            out.strings(picking: rows, offset: offset, from: utf8, starts: starts)
-                        }
-                    }
+                    rows.withUnsafeBufferPointer { out.strings(picking: $0, offset: offset, of: u.places, utf8: utf8, starts: starts) }
                 }
                 out.raw(",\"order\":")
                 list(u.rows)
@@ -113,13 +107,7 @@ extension ReplayEvent {
             }
             out.raw(",\"visible\":")
             m.pins.withUTF8 { utf8, starts in
-                m.visibleRows.withUnsafeBufferPointer { rows in
-                    if m.pins.plain {
-                        out.plainStrings(picking: rows, longest: m.pins.longest, from: utf8, starts: starts)
-                    } else {
-                        out.strings(picking: rows, from: utf8, starts: starts)
-                    }
-                }
+                m.visibleRows.withUnsafeBufferPointer { out.strings(picking: $0, of: m.pins, utf8: utf8, starts: starts) }
             }
             out.raw(",\"selected\":")
             out.string(m.selected)
@@ -150,6 +138,20 @@ extension ReplayEvent {
         case .region, .pause, .resume, .error, .visit, .summary:
             // Rare events: through the JSON value.
             out.value(json)
+        }
+    }
+}
+
+extension JSONBytes {
+    /// The strings of `table` at `rows` (place indices, `offset` added: a table's names follow
+    /// its ids) as a JSON array, given the table's UTF-8 and starts (``RankedPlaces/withUTF8(_:)``):
+    /// copied in whole words when no string of the table needs escaping, else escaped one by one.
+    mutating func strings(picking rows: UnsafeBufferPointer<UInt32>, offset: Int = 0, of table: RankedPlaces,
+                          utf8: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<UInt32>) {
+        if table.plain {
+            plainStrings(picking: rows, offset: offset, longest: table.longest, from: utf8, starts: starts)
+        } else {
+            strings(picking: rows, offset: offset, from: utf8, starts: starts)
         }
     }
 }
