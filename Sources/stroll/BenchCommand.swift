@@ -12,7 +12,9 @@ struct BenchCommand: ParsableCommand {
         discussion: """
         Places are spread uniformly (seeded) over 6 km x 6 km around 53.4055, -2.9660. \
         A walk is replayed with the 25 m distance filter, back and forth as needed, for \
-        at least 1000 delivered updates; each update computes, by variant:
+        at least 1000 delivered updates (the proximity variants: after one untimed update, \
+        passes over them, forwards and backwards in turn, until 0.3 s of updates are timed, \
+        as perf-floor's C program times its own); each update computes, by variant:
           full            the exact order of all places and the distances of the first 20
           full-distances  that, and every distance
           moves           the minimal row moves between consecutive full orders
