@@ -15,23 +15,30 @@ struct BenchCommand: ParsableCommand {
         at least 1000 delivered updates (the proximity variants: after one untimed update, \
         passes over them, forwards and backwards in turn, until 0.3 s of updates are timed, \
         as perf-floor's C program times its own); each update computes, by variant:
-          full            the exact order of all places and the distances of the first 20
+          full            the exact order of all places and the distances of
+                          the first 20
           full-distances  that, and every distance
           moves           the minimal row moves between consecutive full orders
           topk            the --k nearest in exact order with distances
-          region          the places inside a --region-span square centred on the walker
-          map-pan         the map model's visible set as a delta (pins in, pins out) when a
-                          --region-span region follows the walker (the places as pins)
-          map-zoom        the same while the region also zooms out and in by a factor of 2
-                          (with --cluster, the pins clustered: clusters in, clusters out)
-          pipeline        one delivered fix through the simulator's filters, every group's
-                          ranking and the map model to its JSON event lines, as stroll replay
-                          --format jsonl prints them (the bundled 24 places, or --places N
-                          in two groups)
-          route           the shortest walking route between two random nodes of --osm's
-                          walking network, snapping included (--places N queries, default
-                          1000), after the network's build time and peak resident memory;
-                          with --pairs FILE, the routes between the pairs it lists instead
+          region          the places inside a --region-span square centred on
+                          the walker
+          map-pan         the map model's visible set as a delta (pins in, pins
+                          out) when a --region-span region follows the walker
+                          (the places as pins)
+          map-zoom        the same while the region also zooms out and in by a
+                          factor of 2 (with --cluster, the pins clustered:
+                          clusters in, clusters out)
+          pipeline        one delivered fix through the simulator's filters,
+                          every group's ranking and the map model to its JSON
+                          event lines, as stroll replay --format jsonl prints
+                          them (the bundled 24 places, or --places N in two
+                          groups)
+          route           the shortest walking route between two random nodes
+                          of --osm's walking network, snapping included
+                          (--places N queries, default 1000), after the
+                          network's build time and peak resident memory; with
+                          --pairs FILE, the routes between the pairs it lists
+                          instead
         Orders are the exact WGS84 geodesic order of the command-line contract.
 
         Examples:

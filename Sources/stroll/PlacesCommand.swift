@@ -32,7 +32,8 @@ struct PlacesCommand: ParsableCommand {
             table and every skipped entry with its own reason.
 
             Example:
-              stroll places info monaco-latest.osm.pbf --osm-filter amenity=cafe,restaurant --json
+              stroll places info monaco-latest.osm.pbf \\
+                  --osm-filter amenity=cafe,restaurant --json
             """
         )
 
@@ -59,7 +60,8 @@ struct PlacesCommand: ParsableCommand {
             every digit. The output is written atomically.
 
             Example:
-              stroll places convert monaco-latest.osm.pbf cafes.geojson --osm-filter amenity=cafe
+              stroll places convert monaco-latest.osm.pbf cafes.geojson \\
+                  --osm-filter amenity=cafe
             """
         )
 

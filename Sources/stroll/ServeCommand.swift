@@ -13,15 +13,20 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
         The walk is replayed on the wall clock at --speed, with the same simulation as \
         replay (accuracy, distance filter, noise, places, sorting). Each delivered fix goes to:
-          --gpsd HOST:PORT  gpsd's JSON protocol (default 127.0.0.1:2947, or a free port \
-        when that is taken): VERSION on connect, ?WATCH, ?POLL, ?DEVICES, ?VERSION; TPV \
-        reports to JSON watchers, NMEA sentences to "nmea":true watchers. gpspipe -w, \
-        python3-gps and anything else that reads gpsd can connect.
-          --nmea HOST:PORT  NMEA 0183 over TCP: GGA, RMC, GSA and GST per fix, checksummed \
-        (gpsd -N -n tcp://HOST:PORT, Android's emulator, marine software).
-          --http HOST:PORT  a live web view: the run's map with the walker moving, the map \
-        region, the rankings re-sorting, and buttons to pause, resume and change speed; \
-        with --osm FILE the extract's streets and footpaths are drawn under the walk.
+          --gpsd HOST:PORT  gpsd's JSON protocol (default 127.0.0.1:2947, or a
+                            free port when that is taken): VERSION on connect,
+                            ?WATCH, ?POLL, ?DEVICES, ?VERSION; TPV reports to
+                            JSON watchers, NMEA sentences to "nmea":true
+                            watchers. gpspipe -w, python3-gps and anything
+                            else that reads gpsd can connect.
+          --nmea HOST:PORT  NMEA 0183 over TCP: GGA, RMC, GSA and GST per fix,
+                            checksummed (gpsd -N -n tcp://HOST:PORT, Android's
+                            emulator, marine software).
+          --http HOST:PORT  a live web view: the run's map with the walker
+                            moving, the map region, the rankings re-sorting,
+                            and buttons to pause, resume and change speed;
+                            with --osm FILE the extract's streets and
+                            footpaths are drawn under the walk.
         Port 0 picks a free port; the addresses are printed on standard output when \
         listening starts. A client that stops reading is dropped once 256 KiB wait for it.
         With --loop the walk starts again when it ends; otherwise serve ends with the walk. \
@@ -29,7 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
 
         Examples:
           stroll serve traces/campus-loop.gpx --speed 10
-          stroll serve --gpsd 127.0.0.1:2947 --nmea 127.0.0.1:10110 --http 127.0.0.1:8080 --loop
+          stroll serve --gpsd 127.0.0.1:2947 --nmea 127.0.0.1:10110 \\
+              --http 127.0.0.1:8080 --loop
           gpspipe -w 127.0.0.1:2947
         """
     )

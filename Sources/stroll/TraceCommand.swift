@@ -60,7 +60,8 @@ extension TraceCommand {
             Examples:
               stroll trace convert walk.kml walk.gpx
               stroll trace convert traces/campus-loop.gpx campus.nmea
-              stroll trace convert traces/campus-loop.gpx campus-xcode.gpx --to xcode-gpx --delivered
+              stroll trace convert traces/campus-loop.gpx campus-xcode.gpx \\
+                  --to xcode-gpx --delivered
             """
         )
 
