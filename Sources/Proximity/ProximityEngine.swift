@@ -346,11 +346,64 @@ public struct ProximityEngine {
         return done
     }
 
-    /// Sorts ``sortKeys`` in full: the standard sort for a short list, else
+    /// Sorts ``sortKeys`` in full: the standard sort for a short list; when the
+    /// list holds every place and no two share a tie rank, the keys read again
+    /// in tie order and sorted by their millimetres alone
+    /// (``radixSortByMillimetres(_:scratch:counts:)``); else
     /// ``radixSort(_:scratch:counts:tieBits:)`` with the tie ranks' bits.
     private mutating func fullSort() {
         guard sortKeys.count >= 256 else { return sortKeys.sort() }
+        if sortKeys.count == places.count, let placeOfTieRank {
+            Self.gather(keys, at: placeOfTieRank, into: &sortKeys, zero: 0)
+            if Self.radixSortByMillimetres(&sortKeys, scratch: &radixScratch, counts: &radixCounts) { return }
+        }
         Self.radixSort(&sortKeys, scratch: &radixScratch, counts: &radixCounts, tieBits: Int.bitWidth - (places.count - 1).leadingZeroBitCount)
+    }
+
+    /// Sorts keys that start in tie order by their millimetres alone, when
+    /// these are below 2^24 (16.7 km): a stable least-significant-digit radix
+    /// sort of two 12-bit digits, both digits counted in one pass, so that keys
+    /// of the same millimetre stay in tie order, the order of the whole key.
+    /// Returns false, the keys untouched, when a millimetre needs more digits.
+    static func radixSortByMillimetres(_ keys: inout [Int64], scratch: inout [Int64], counts: inout [Int]) -> Bool {
+        let n = keys.count, digitBits: Int64 = 12, buckets = 1 << digitBits, mask = Int64(buckets - 1)
+        if scratch.count < n { scratch = [Int64](repeating: 0, count: n) }
+        if counts.count < 2 * buckets { counts = [Int](repeating: 0, count: 2 * buckets) }
+        return keys.withUnsafeMutableBufferPointer { keys in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    guard let k = keys.baseAddress, let s = scratch.baseAddress, let c = counts.baseAddress else { return false }
+                    c.update(repeating: 0, count: 2 * buckets)
+                    var any: Int64 = 0
+                    for i in 0..<n {
+                        let mm = k[i] >> keyShift
+                        any |= mm
+                        c[Int(mm & mask)] += 1
+                        c[buckets + Int((mm >> digitBits) & mask)] += 1
+                    }
+                    guard any < 1 << (2 * digitBits) else { return false }
+                    var low = 0, high = 0
+                    for d in 0..<buckets {
+                        let a = c[d], b = c[buckets + d]
+                        c[d] = low
+                        c[buckets + d] = high
+                        low += a
+                        high += b
+                    }
+                    for i in 0..<n {
+                        let key = k[i], d = Int((key >> keyShift) & mask)
+                        s[c[d]] = key
+                        c[d] += 1
+                    }
+                    for i in 0..<n {
+                        let key = s[i], d = buckets + Int((key >> (keyShift + digitBits)) & mask)
+                        k[c[d]] = key
+                        c[d] += 1
+                    }
+                    return true
+                }
+            }
+        }
     }
 
     /// Sorts keys of millimetres above ``keyShift`` bits of tie rank, every
@@ -362,7 +415,7 @@ public struct ProximityEngine {
     static func radixSort(_ keys: inout [Int64], scratch: inout [Int64], counts: inout [Int], tieBits: Int) {
         let n = keys.count, tieMask: Int64 = (1 << tieBits) - 1, digitBits = 11, buckets = 1 << digitBits
         if scratch.count < n { scratch = [Int64](repeating: 0, count: n) }
-        if counts.count != buckets { counts = [Int](repeating: 0, count: buckets) }
+        if counts.count < buckets { counts = [Int](repeating: 0, count: buckets) }
         var largest: Int64 = 0
         keys.withUnsafeMutableBufferPointer { k in
             for i in 0..<n {

@@ -54,6 +54,37 @@ struct EngineBufferTests {
         }
     }
 
+    @Test("keys in tie order sorted by their millimetres alone give the standard sort's order below 16.7 km, and are left as they were above it")
+    func radixSortByMillimetres() {
+        var rng = SplitMix64(seed: 5)
+        var scratch: [Int64] = [], counts: [Int] = []
+        for n in [256, 1_000, 5_000, 70_000] {
+            // In tie order: key t holds tie rank t. Millimetres up to 16.7 km, many shared.
+            var keys: [Int64] = (0..<n).map { t in
+                let mm = Int64(truncatingIfNeeded: rng.next() % (t % 3 == 0 ? 50 : 1 << 24))
+                return mm << ProximityEngine.keyShift | Int64(t)
+            }
+            let expected = keys.sorted()
+            #expect(ProximityEngine.radixSortByMillimetres(&keys, scratch: &scratch, counts: &counts), "n \(n)")
+            #expect(keys == expected, "n \(n)")
+            // One place at 16.8 km: two digits are too few, and nothing is moved.
+            let far: Int64 = 1 << 24
+            keys[n / 2] = far << ProximityEngine.keyShift | Int64(n / 2)
+            let before = keys.shuffled(using: &rng)
+            keys = before
+            #expect(!ProximityEngine.radixSortByMillimetres(&keys, scratch: &scratch, counts: &counts), "n \(n)")
+            #expect(keys == before)
+        }
+        // The general sort after this one, with the same buffers, still sorts.
+        var keys: [Int64] = (0..<3_000).map { t in
+            Int64(truncatingIfNeeded: rng.next() % 40_000_000) << ProximityEngine.keyShift | Int64(t)
+        }
+        keys.shuffle(using: &rng)
+        let expected = keys.sorted()
+        ProximityEngine.radixSort(&keys, scratch: &scratch, counts: &counts, tieBits: 12)
+        #expect(keys == expected)
+    }
+
     @Test("thousands of places ranked after jumps across the city are in the contract's order by their distances")
     func manyPlacesOrdered() throws {
         var rng = SplitMix64(seed: 11)
