@@ -147,10 +147,13 @@ let package = Package(
                 "Geodesy", "Traces", "LocationSimulation", "Places", "Proximity", "Map", "Replay", "PlacesOSM", "PlaceSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Serve", "Batches", "BenchmarkWorkload", "RunFiles", "Streets",
+                "Serve", "Batches", "BenchmarkWorkload", "RunFiles", "Streets", "ChildProcess",
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["StrollVersion"]
         ),
+        // `stroll --version`: the git tag or the VERSION file, and the commit built.
+        .plugin(name: "StrollVersion", capability: .buildTool()),
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "GeodesyTests", dependencies: ["TestSupport", "Geodesy"], resources: [.copy("Reference")], swiftSettings: strict),
         .testTarget(name: "GeomagnetismTests", dependencies: ["TestSupport", "Geomagnetism"], exclude: ["Reference"], swiftSettings: strict),

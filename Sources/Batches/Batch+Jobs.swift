@@ -149,7 +149,7 @@ extension Batch {
             if Task.isCancelled { return .cancelled(job.index) }
             return run.timedOut ? .timedOut(job.index) : .exited(job.index, run.exit, node: nil)
         } catch {
-            return .notStarted(job.index, error.localizedDescription)
+            return .notStarted(job.index, ErrorWords.reason(error))
         }
     }
 

@@ -36,7 +36,7 @@ extension Batch {
                 items[k].outputs = shards == nil ? ["\(items[k].stem).jsonl", "\(items[k].stem).geojson", "\(items[k].stem).svg"] : ["\(items[k].stem).jsonl"]
             } catch {
                 items[k].status = .failed
-                items[k].reason = "cannot keep the output: \(error.localizedDescription)"
+                items[k].reason = "cannot keep the output: \(ErrorWords.reason(error))"
             }
         case (1, nil) where Self.divergence(in: stderr) != nil:
             // Verified against its golden, and different: the first divergence is the reason.

@@ -1,4 +1,5 @@
 import Foundation
+import Traces
 import Places
 import Proximity
 import Replay
@@ -44,7 +45,7 @@ extension Batch {
             do {
                 try files.createDirectory(atPath: dir, withIntermediateDirectories: true)
             } catch {
-                throw SetupError(kind: .missing, message: "cannot create \(dir): \(error.localizedDescription)")
+                throw SetupError(kind: .missing, message: "cannot create \(dir): \(ErrorWords.reason(error))")
             }
         }
     }
@@ -80,7 +81,7 @@ extension Batch {
             shards = try ShardPlan.write(set.places(inGroups: activeGroups), activeGroups: activeGroups, count: count,
                                          placesRejected: set.rejected.count, sortMode: sortMode, directory: shardDirectory)
         } catch {
-            throw SetupError(kind: .cannotWrite, message: "cannot write the shards in \(shardDirectory): \(error.localizedDescription)")
+            throw SetupError(kind: .cannotWrite, message: "cannot write the shards in \(shardDirectory): \(ErrorWords.reason(error))")
         }
     }
 }

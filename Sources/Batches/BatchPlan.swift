@@ -1,4 +1,5 @@
 import Foundation
+import Traces
 
 /// `--plan FILE`: walks with their own replay options and goldens, kept beside
 /// the walks. `{"walks": [{"trace": "walk.gpx", "options": ["--noise",
@@ -62,7 +63,7 @@ public struct BatchPlan: Decodable, Sendable {
         } catch let error as DecodingError {
             throw LoadError(path: path, reason: "not a plan: \(Self.describe(error))", missing: false)
         } catch {
-            throw LoadError(path: path, reason: "not a plan: \(error.localizedDescription)", missing: false)
+            throw LoadError(path: path, reason: "not a plan: \(ErrorWords.reason(error))", missing: false)
         }
         guard !plan.walks.isEmpty else {
             throw LoadError(path: path, reason: "the plan lists no walks", missing: false)
@@ -78,7 +79,7 @@ public struct BatchPlan: Decodable, Sendable {
 
     static func describe(_ error: DecodingError) -> String {
         switch error {
-        case .dataCorrupted(let c): return c.underlyingError.map { "not JSON (\($0.localizedDescription))" } ?? c.debugDescription
+        case .dataCorrupted(let c): return c.underlyingError.map { "not JSON (\(ErrorWords.reason($0)))" } ?? c.debugDescription
         case .keyNotFound(let key, let c): return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): missing \"\(key.stringValue)\""
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
         @unknown default: return "\(error)"

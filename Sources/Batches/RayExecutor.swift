@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import Traces
 import Places
 
 /// `stroll batch --ray ADDRESS`: each replay runs as a Ray task on a worker
@@ -117,7 +118,7 @@ public actor RayExecutor {
         do {
             try process.run()
         } catch {
-            return .failure(StartError(message: "cannot start \(python): \(error.localizedDescription)"))
+            return .failure(StartError(message: "cannot start \(python): \(ErrorWords.reason(error))"))
         }
         try? log.close()
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)

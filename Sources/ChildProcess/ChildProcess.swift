@@ -61,10 +61,34 @@ public enum ChildProcess {
     private static let spawnLock = NSLock()
 
     /// Why a child could not be started.
-    public struct SpawnError: Error, CustomStringConvertible {
+    public struct SpawnError: LocalizedError, CustomStringConvertible {
         public var executable: String
         public var code: Int32
         public var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
+        public var errorDescription: String? { description }
+    }
+
+    /// The absolute path of the running program's own executable, whatever
+    /// `argv[0]` says: a program found on `PATH` is called by its bare name,
+    /// which names no file in the working directory. Linux reads
+    /// `/proc/self/exe`; macOS asks `_NSGetExecutablePath`. Symbolic links are
+    /// resolved. Nil only where neither answers.
+    public static var currentExecutable: String? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #elseif canImport(Darwin)
+        var size = UInt32(0)
+        _ = _NSGetExecutablePath(nil, &size)
+        var buffer = [CChar](repeating: 0, count: Int(size) + 1)
+        guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return URL(fileURLWithPath: String(decoding: bytes, as: UTF8.self)).resolvingSymlinksInPath().path
+        #else
+        return nil
+        #endif
     }
 
     /// Runs `executable` to its end. `whileRunning` gets the child's process id

@@ -43,7 +43,7 @@ extension PlaceSources {
         do {
             try TraceWriter.writeAtomically(text, to: output)
         } catch {
-            throw Failure(kind: .unreadable, message: "error: cannot write \(output): \(error.localizedDescription)")
+            throw Failure(kind: .unreadable, message: "error: \(error.description)")
         }
         return output
     }

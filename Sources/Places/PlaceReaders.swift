@@ -50,7 +50,7 @@ extension PlaceSet {
             // The Swift decoder, not PropertyListSerialization: on Linux the latter leaks its error objects.
             root = try PropertyListDecoder().decode(PlistValue.self, from: data).any
         } catch {
-            throw PlaceFileError(file: path, reason: "not a property list: \(error.localizedDescription)", unreadable: false)
+            throw PlaceFileError(file: path, reason: "not a property list: \(ErrorWords.reason(error))", unreadable: false)
         }
         guard let groups = root as? [Any] else {
             throw PlaceFileError(file: path, reason: "the property list is not an array of groups", unreadable: false)
@@ -80,7 +80,7 @@ extension PlaceSet {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw PlaceFileError(file: path, reason: "not JSON: \(error.localizedDescription)", unreadable: false)
+            throw PlaceFileError(file: path, reason: "not JSON: \(ErrorWords.reason(error))", unreadable: false)
         }
         var set = PlaceSet()
         var indexInGroup: [String: Int] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Traces
 import Geodesy
 import Places
 import GEOS
@@ -188,7 +189,7 @@ public enum OSMPlaces {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw OSMError(file: path, reason: "not JSON: \(error.localizedDescription)")
+            throw OSMError(file: path, reason: "not JSON: \(ErrorWords.reason(error))")
         }
         guard let elements = (root as? [String: Any])?["elements"] as? [[String: Any]] else {
             throw OSMError(file: path, reason: "not an Overpass answer: no \"elements\" array")

@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import Traces
 
 /// Why an OpenStreetMap file cannot be read: the file, where (a byte offset in
 /// a PBF, a line in XML) and the reason.
@@ -152,7 +153,7 @@ struct PBFReader {
         do {
             data = try handle.read(upToCount: count) ?? Data()
         } catch {
-            throw OSMError(file: path, reason: "read failed: \(error.localizedDescription)", unreadable: true)
+            throw OSMError(file: path, reason: "read failed: \(ErrorWords.reason(error))", unreadable: true)
         }
         guard data.count == count else { throw self.error("the file is truncated inside \(what) (\(data.count) of \(count) bytes)", at: blobOffset) }
         offset += UInt64(count)
@@ -166,7 +167,7 @@ struct PBFReader {
         do {
             lengthData = try handle.read(upToCount: 4) ?? Data()
         } catch {
-            throw OSMError(file: path, reason: "read failed: \(error.localizedDescription)", unreadable: true)
+            throw OSMError(file: path, reason: "read failed: \(ErrorWords.reason(error))", unreadable: true)
         }
         if lengthData.isEmpty { return nil }
         guard lengthData.count == 4 else { throw error("the file is truncated inside a blob's length", at: at) }

@@ -15,6 +15,9 @@ public struct JSONLinesOutput: Sendable {
     /// Whether each line is written as it comes (a real-time replay).
     public let live: Bool
     private var lines = JSONBytes(capacity: 1 << 16)
+    /// The `errno` of the first write that failed (a full disk, a file past
+    /// `ulimit -f`, a closed pipe); nil while every write went through.
+    public private(set) var failure: Int32?
 
     /// Lines to `descriptor` (standard output by default), each written at once when `live`.
     public init(descriptor: Int32 = 1, live: Bool = false) {
@@ -37,19 +40,24 @@ public struct JSONLinesOutput: Sendable {
     }
 
     /// Writes the lines not yet written, whole (a write cut short by a signal
-    /// goes on; an error such as a closed pipe drops them).
+    /// goes on). After a failed write nothing more is written: ``failure``
+    /// says why.
     public mutating func flush() {
-        lines.withUnsafeBytes { writeWhole(descriptor, $0) }
+        if failure == nil {
+            failure = lines.withUnsafeBytes { writeWhole(descriptor, $0) }
+        }
         lines.removeAll()
     }
 }
 
-private func writeWhole(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
+/// Writes all of `bytes`; the `errno` of a write that failed, else nil.
+private func writeWhole(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     var done = 0
     while done < bytes.count, let base = bytes.baseAddress {
         let n = write(descriptor, base + done, bytes.count - done)
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { break }
+        guard n > 0 else { return n < 0 ? errno : ENOSPC }
         done += n
     }
+    return nil
 }

@@ -74,6 +74,10 @@ public struct Replay {
     /// unless ``ReplayConfiguration/recordsGolden``).
     public private(set) var golden: GoldenTimeline
     public private(set) var map = MapModel()
+    /// The order changes so far: the rankings with `changed` true, each
+    /// group's first ranking among them (the list appearing is a change, as
+    /// a table view's first load inserts every row). The `summary` event,
+    /// `--verify`'s message and the golden timeline count the same.
     public private(set) var rankingChanges = 0
     /// Every group's latest ranking.
     public private(set) var rankings: [String: RankingUpdate] = [:]
@@ -230,7 +234,7 @@ public struct Replay {
                 let group = engines[k].group
                 let update = engines[k].engine.update(from: frame)
                 if measuring { timings?.lap(&t0, .rankings) }
-                if update.changed && rankings[group] != nil { rankingChanges += 1 }
+                if update.changed { rankingChanges += 1 }
                 rankings[group] = update
                 if configuration.recordsGolden { golden.record(update, group: group, t: t) }
                 pending.append(.ranking(update, group: group, t: t))

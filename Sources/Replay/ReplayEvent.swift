@@ -60,7 +60,7 @@ public struct ReplaySummary: Equatable, Sendable {
     /// Rejected points by reason.
     public var rejected: [String: Int]
     public var counts: ReplayCounts
-    /// Order changes after each group's first ranking.
+    /// Order changes: the rankings with `changed` true, each group's first among them (``Replay/rankingChanges``).
     public var rankingChanges: Int
     public var placesRejected: Int
 }

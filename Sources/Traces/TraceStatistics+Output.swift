@@ -25,6 +25,9 @@ extension TraceStatistics {
             ("firstTime", .optional(s.firstTime.map(ISO8601Time.format))),
             ("lastTime", .optional(s.lastTime.map(ISO8601Time.format))),
             ("rejected", .array(s.rejected.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
+            ("replays", .string(s.replayed?.part ?? "nothing")),
+            ("replayedPoints", .int(s.replayed?.points ?? 0)),
+            ("replayedLength_m", .number(s.replayed?.length ?? 0)),
         ])
     }
 
@@ -38,10 +41,12 @@ extension TraceStatistics {
         }
         var lines = [
             "format      \(s.format.rawValue)",
-            "tracks      \(s.tracks) (\(s.segments) segments: \(s.pointsPerSegment.map(String.init).joined(separator: ", ")) points)",
-            "routes      \(s.routes) (\(s.routePoints) points)",
+            s.tracks == 0 ? "tracks      0"
+                : "tracks      \(s.tracks) (\(plural(s.segments, "segment")): \(s.pointsPerSegment.map(String.init).joined(separator: ", ")) \(s.points == 1 ? "point" : "points"))",
+            "routes      \(s.routes)\(s.routes == 0 ? "" : " (\(plural(s.routePoints, "point")))")",
             "waypoints   \(s.waypoints)",
-            "length      \(String(format: "%.1f", s.length)) m",
+            "length      \(String(format: "%.1f", s.length)) m along the tracks",
+            "replays     " + (s.replayed.map { "\($0.points) \($0.part), \(String(format: "%.1f", $0.length)) m" } ?? "nothing: no points"),
             "duration    \(duration(s.duration)) (moving \(duration(s.movingTime)))",
             "time        \(s.firstTime.map(ISO8601Time.format) ?? "-") to \(s.lastTime.map(ISO8601Time.format) ?? "-")",
         ]
@@ -53,3 +58,6 @@ extension TraceStatistics {
         return lines.joined(separator: "\n")
     }
 }
+
+/// `1 point`, `2 points`.
+private func plural(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

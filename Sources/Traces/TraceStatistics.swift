@@ -21,6 +21,19 @@ public struct TraceStatistics: Equatable, Sendable {
     public var firstTime: Double?
     public var lastTime: Double?
     public var rejected: [Rejection]
+    /// Geodesic length along the routes, and along the waypoints in file
+    /// order, metres: what a replay walks when a file has no track points.
+    public var routeLength: Double = 0
+    public var waypointLength: Double = 0
+
+    /// What `stroll replay` plays of the file: its track points, else its
+    /// routes' points, else its waypoints (the contract's order).
+    public var replayed: (part: String, points: Int, length: Double)? {
+        if points > 0 { return ("track points", points, length) }
+        if routePoints > 0 { return ("route points", routePoints, routeLength) }
+        if waypoints > 0 { return ("waypoints", waypoints, waypointLength) }
+        return nil
+    }
 
     /// Speed at or above which a step counts as moving: 1 km/h.
     public static let movingSpeed = 1000.0 / 3600.0
@@ -85,6 +98,8 @@ public struct TraceStatistics: Equatable, Sendable {
         private var s: TraceStatistics
         private let geodesic: Geodesic
         private var previous: Fix?
+        private var previousRoutePoint: Fix?
+        private var previousWaypoint: Fix?
         private var anyTimedPair = false
 
         public init(format: Trace.Format, geodesic: Geodesic = .wgs84) {
@@ -128,12 +143,17 @@ public struct TraceStatistics: Equatable, Sendable {
                 include(fix)
             case .beginRoute:
                 s.routes += 1
+                previousRoutePoint = nil
             case .routePoint(let fix):
                 if s.routes == 0 { s.routes = 1 }
                 s.routePoints += 1
+                if let a = previousRoutePoint { s.routeLength += geodesic.distance(a.coordinate, fix.coordinate) }
+                previousRoutePoint = fix
                 include(fix)
             case .waypoint(let fix):
                 s.waypoints += 1
+                if let a = previousWaypoint { s.waypointLength += geodesic.distance(a.coordinate, fix.coordinate) }
+                previousWaypoint = fix
                 include(fix)
             case .rejected(let rejection):
                 s.rejected.append(rejection)
@@ -179,7 +199,8 @@ public struct TraceStatistics: Equatable, Sendable {
 
     public static func == (l: TraceStatistics, r: TraceStatistics) -> Bool {
         l.format == r.format && l.tracks == r.tracks && l.pointsPerSegment == r.pointsPerSegment && l.routes == r.routes
-            && l.routePoints == r.routePoints && l.waypoints == r.waypoints && l.length == r.length && l.duration == r.duration
+            && l.routePoints == r.routePoints && l.waypoints == r.waypoints && l.length == r.length
+            && l.routeLength == r.routeLength && l.waypointLength == r.waypointLength && l.duration == r.duration
             && l.movingTime == r.movingTime && l.firstTime == r.firstTime && l.lastTime == r.lastTime && l.rejected == r.rejected
             && l.bounds.map { [$0.minLatitude, $0.minLongitude, $0.maxLatitude, $0.maxLongitude] } == r.bounds.map { [$0.minLatitude, $0.minLongitude, $0.maxLatitude, $0.maxLongitude] }
     }

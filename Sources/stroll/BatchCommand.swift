@@ -1,5 +1,6 @@
 import ArgumentParser
 import Batches
+import ChildProcess
 import Foundation
 import Replay
 import Traces
@@ -154,7 +155,7 @@ struct BatchCommand: AsyncParsableCommand {
         let goldens = recordDir.map { Batch.Goldens.record($0) } ?? verifyDir.map { Batch.Goldens.verify($0) }
         var jobs = jobsOption ?? 3
         var executor: RayExecutor?
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let executable = ChildProcess.currentExecutable ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         if let ray {
             let python = rayPython ?? ProcessInfo.processInfo.environment["STROLL_RAY_PYTHON"] ?? "python3"
             do {
@@ -189,7 +190,7 @@ struct BatchCommand: AsyncParsableCommand {
             do {
                 try TraceWriter.writeAtomically(batch.junitXML(seconds: Date().timeIntervalSince(started)), to: junit)
             } catch {
-                throw failure("error: cannot write \(junit): \(error.localizedDescription)", StrollExit.internalError)
+                throw failure("error: cannot write \(junit): \(ErrorWords.reason(error))", StrollExit.internalError)
             }
         }
         if batch.items.contains(where: { $0.status == .cancelled }) { throw ExitCode(130) }

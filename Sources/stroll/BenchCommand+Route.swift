@@ -67,7 +67,7 @@ extension BenchCommand {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw failure("error: cannot read --pairs \(path): \(error.localizedDescription)", StrollExit.missingInput)
+            throw failure("error: cannot read --pairs \(path): \(ErrorWords.reason(error))", StrollExit.missingInput)
         }
         var pairs: [(from: Coordinate, to: Coordinate)] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {

@@ -172,7 +172,7 @@ struct BenchCommand: ParsableCommand {
         do {
             try TraceWriter.writeAtomically(text, to: path)
         } catch {
-            throw failure("error: cannot write \(path): \(error.localizedDescription)", StrollExit.internalError)
+            throw failure("error: cannot write \(path): \(ErrorWords.reason(error))", StrollExit.internalError)
         }
     }
 

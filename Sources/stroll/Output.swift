@@ -1,4 +1,5 @@
 import ArgumentParser
+import Traces
 import Foundation
 
 /// Writes one line to standard error.
@@ -11,4 +12,45 @@ func printError(_ message: String) {
 func failure(_ message: String, _ code: ExitCode) -> ExitCode {
     printError(message)
     return code
+}
+
+/// Refuses, before any work, the output paths that cannot be created: exit 73
+/// (EX_CANTCREAT) naming the path, nothing written.
+func checkOutputs(_ paths: [String?]) throws {
+    for case let path? in paths {
+        do {
+            try OutputFile.checkCreatable(path)
+        } catch {
+            throw failure("error: \(error.description)", StrollExit.cannotCreate)
+        }
+    }
+}
+
+/// The exit code for an output that was not written: 74 (EX_IOERR) for a
+/// write that failed midway, 73 for a file that could not be created, the
+/// path and the reason on standard error.
+func writeFailure(_ error: any Error, path: String) -> ExitCode {
+    if let error = error as? OutputFileError { return failure("error: \(error.description)", ExitCode(error.exitCode)) }
+    return failure("error: cannot write \(path): \(ErrorWords.reason(error))", StrollExit.ioError)
+}
+
+/// `1 place`, `2 places`, `0 places`: a count and its noun in the right number.
+func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
+}
+
+/// A write to standard output that failed: exit 74 naming it, except a
+/// closed pipe (`stroll … | head`), which ends quietly as a pipeline expects.
+func standardOutputFailure(_ code: Int32) -> ExitCode {
+    if code == EPIPE { return ExitCode.success }
+    return failure("error: cannot write standard output: \(String(cString: strerror(code)))", StrollExit.ioError)
+}
+
+/// Flushes what `print` buffered; a failure as ``standardOutputFailure(_:)``.
+func flushStandardOutput() -> ExitCode? {
+    // Every C stream (`stdout` itself is not for Swift 6's concurrency checks
+    // to read): a write that failed before leaves its bytes to fail again here.
+    guard fflush(nil) != 0 else { return nil }
+    let code = errno
+    return standardOutputFailure(code == 0 ? EIO : code)
 }

@@ -84,6 +84,7 @@ struct PlacesCommand: ParsableCommand {
         }
 
         func run() throws {
+            try checkOutputs([format == .gpkg ? output.split(separator: "#", maxSplits: 1).first.map(String.init) ?? output : output])
             let set = try source.load()
             for r in set.rejected { printError("warning: \(r.description)") }
             guard let format else { throw StrollExit.usage }
@@ -91,9 +92,9 @@ struct PlacesCommand: ParsableCommand {
             do {
                 path = try PlaceSources.write(set.places, as: format, to: output)
             } catch {
-                throw failure(error.message, StrollExit.missingInput)
+                throw failure(error.message, StrollExit.ioError)
             }
-            print("wrote \(path) (\(format.rawValue)): \(set.places.count) places in \(set.groups.count) groups\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
+            print("wrote \(path) (\(format.rawValue)): \(count(set.places.count, "place")) in \(count(set.groups.count, "group"))\(set.rejected.isEmpty ? "" : ", \(set.rejected.count) skipped")")
         }
     }
 }

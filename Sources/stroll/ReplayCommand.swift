@@ -97,6 +97,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try checkOutputs([geojson, gpx, gpkg, svg, html, record])
         var session = try ReplaySession(command: self)
         try await session.run()
     }

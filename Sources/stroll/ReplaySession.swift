@@ -78,6 +78,7 @@ struct ReplaySession {
             while let event = replay.next() { record(event, into: &report, names: names) }
         }
         out.lines.flush() // in JSON Lines nothing else goes to standard output
+        if let code = out.lines.failure { throw standardOutputFailure(code) }
         if replay.failed { throw StrollExit.badInput }
         let counts = replay.counts
         log.debug("replayed \(counts.generated) fixes: \(counts.delivered) delivered, \(counts.filteredTotal) filtered, \(replay.rankingChanges) order changes")
@@ -87,14 +88,14 @@ struct ReplaySession {
             do {
                 try RememberedState.remember(selected: replay.map.selected, sortMode: sortMode, group: inputs.activeGroups.first, at: statePath)
             } catch {
-                printError("warning: cannot write the state file \(statePath): \(error.localizedDescription)")
+                printError("warning: cannot write the state file \(statePath): \(ErrorWords.reason(error))")
             }
         }
         if let path = command.record {
             do {
                 try replay.golden.write(to: path)
             } catch {
-                throw failure("error: cannot write \(path): \(error.localizedDescription)", StrollExit.internalError)
+                throw writeFailure(error, path: path)
             }
         }
         if let path = command.verify {
@@ -102,7 +103,7 @@ struct ReplaySession {
             do {
                 expected = try GoldenTimeline.read(path)
             } catch {
-                throw failure("error: cannot read golden timeline \(path): \(error.localizedDescription)", FileManager.default.fileExists(atPath: path) ? StrollExit.badInput : StrollExit.missingInput)
+                throw failure("error: cannot read golden timeline \(path): \(ErrorWords.reason(error))", FileManager.default.fileExists(atPath: path) ? StrollExit.badInput : StrollExit.missingInput)
             }
             if let divergence = expected.firstDivergence(from: replay.golden, names: names) {
                 throw failure("verify: \(path): \(divergence)", StrollExit.checkFailed)
@@ -129,8 +130,10 @@ struct ReplaySession {
             for path in try files.write(report, places: active, distanceFilter: command.simulation.settings.distanceFilter, streets: streets) {
                 log.debug("wrote \(path)")
             }
+        } catch let error as OutputFileError {
+            throw writeFailure(error, path: error.path)
         } catch {
-            throw failure("error: cannot write output: \(error.localizedDescription)", StrollExit.internalError)
+            throw failure("error: cannot write the run: \(ErrorWords.reason(error))", StrollExit.ioError)
         }
     }
 }

@@ -69,15 +69,17 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
+        try checkOutputs([output])
         guard let to else { return try routes() }
         let route = try street.route(from: from, to: to)
         let trace = route.trace(speed: speed, start: ISO8601Time.parse(start)?.seconds ?? 0, name: "\(from) to \(to)",
                                 pauseAtCrossings: street.pauseAtCrossings)
         if let output, let format = TraceWriter.OutputFormat(fileName: output) {
             do {
-                _ = try TraceWriter.write(trace, as: format, to: output)
+                let (written, _) = try TraceWriter.write(trace, as: format, to: output)
+                printError(String(format: "wrote %@ (%@): %d points, %.0f m", output, format.rawValue, written, route.distance))
             } catch {
-                throw failure("error: cannot write \(output): \(error.localizedDescription)", StrollExit.missingInput)
+                throw writeFailure(error, path: output)
             }
         }
         if json {

@@ -92,6 +92,9 @@ struct SimulationOptions: ParsableArguments {
             guard noiseTau > 0, noiseTau.isFinite else { throw ValidationError("--noise-tau must be more than 0 seconds") }
         }
         guard distanceFilter == "none" || Double(distanceFilter) != nil else { throw ValidationError("--distance-filter takes metres or \"none\", not \(distanceFilter)") }
+        if let metres = Double(distanceFilter) {
+            guard metres >= 0, metres.isFinite else { throw ValidationError("--distance-filter must be 0 metres or more, or \"none\", not \(distanceFilter)") }
+        }
         guard ISO8601Time.parse(start) != nil else { throw ValidationError("--start \(start) is not an ISO 8601 date-time") }
         guard rate >= 0, rate.isFinite else { throw ValidationError("--rate must be 0 or more") }
         guard walkingSpeed > 0, walkingSpeed.isFinite else { throw ValidationError("--walking-speed must be more than 0") }

@@ -90,6 +90,7 @@ extension TraceCommand {
             guard let format = to.flatMap(TraceWriter.OutputFormat.init(rawValue:)) ?? TraceWriter.OutputFormat(fileName: output) else {
                 throw StrollExit.usage
             }
+            try checkOutputs([output])
             var trace: Trace
             let progress = ProgressLine()
             defer { progress.clear() }
@@ -121,7 +122,7 @@ extension TraceCommand {
                 points = written
             } catch {
                 progress.clear()
-                throw failure("error: cannot write \(output): \(error.localizedDescription)", StrollExit.missingInput)
+                throw writeFailure(error, path: output)
             }
             print("wrote \(output) (\(format.rawValue)): \(points) points\(trace.rejected.isEmpty ? "" : ", \(trace.rejected.count) rejected on reading")")
         }

@@ -35,7 +35,6 @@ extension ShardPlan {
             }
         }
         var rankings = Dictionary(uniqueKeysWithValues: activeGroups.map { ($0, ShardedRanking(sortMode: sortMode)) })
-        var ranked = Set<String>()
         var changes = 0
         var visible = [[String]](repeating: [], count: readers.count)
         var readError: TraceError?
@@ -120,8 +119,7 @@ extension ShardPlan {
                     guard var ranking = rankings[group] else { continue }
                     let update = ranking.merge(parts)
                     rankings[group] = ranking
-                    if update.changed && ranked.contains(group) { changes += 1 }
-                    ranked.insert(group)
+                    if update.changed { changes += 1 }
                     emit(Array(ReplayEvent.ranking(update, group: group, t: t).jsonLine.utf8))
                     lineNumber += 1
                 }

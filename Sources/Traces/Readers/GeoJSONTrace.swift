@@ -26,7 +26,7 @@ enum GeoJSONTrace {
         do {
             root = try JSONSerialization.jsonObject(with: Data(bytes))
         } catch {
-            throw TraceError(.malformed, file: source.path, line: 1, column: 1, reason: "not JSON: \(error.localizedDescription)")
+            throw TraceError(.malformed, file: source.path, line: 1, column: 1, reason: "not JSON: \(ErrorWords.reason(error))")
         }
         guard let object = root as? [String: Any], let type = object["type"] as? String else {
             throw TraceError(.malformed, file: source.path, line: 1, column: 1, reason: "not GeoJSON: no \"type\" at the top")

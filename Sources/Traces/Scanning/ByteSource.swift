@@ -198,7 +198,7 @@ package final class ByteSource {
             }
             return chunk
         } catch {
-            throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
+            throw TraceError(.unreadable, file: path, reason: "read failed: \(ErrorWords.reason(error))")
         }
     }
 

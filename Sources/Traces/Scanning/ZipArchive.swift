@@ -249,7 +249,7 @@ final class ZipMember {
         case .memory(let data): return UInt64(data.count)
         case .file(let handle):
             do { return try handle.seekToEnd() } catch {
-                throw TraceError(.unreadable, file: path, reason: "cannot seek in the archive: \(error.localizedDescription)")
+                throw TraceError(.unreadable, file: path, reason: "cannot seek in the archive: \(ErrorWords.reason(error))")
             }
         }
     }
@@ -265,7 +265,7 @@ final class ZipMember {
                 try handle.seek(toOffset: offset)
                 return try handle.read(upToCount: count) ?? Data()
             } catch {
-                throw TraceError(.unreadable, file: path, reason: "read failed: \(error.localizedDescription)")
+                throw TraceError(.unreadable, file: path, reason: "read failed: \(ErrorWords.reason(error))")
             }
         }
     }

@@ -168,7 +168,7 @@ extension TraceWriter {
     /// written and those left out (NMEA needs a time for every fix).
     @discardableResult
     public static func write(_ trace: Trace, as format: OutputFormat, to path: String) throws -> (written: Int, leftOut: Int) {
-        try data(trace, as: format).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try OutputFile.write(data(trace, as: format), to: path)
         let leftOut = format == .nmea ? nmeaUntimed(trace) : 0
         return (trace.replaySegments.map(\.fixes.count).reduce(0, +) - leftOut, leftOut)
     }

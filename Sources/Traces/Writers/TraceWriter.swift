@@ -100,8 +100,9 @@ public enum TraceWriter {
         return out
     }
 
-    /// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
-    public static func writeAtomically(_ text: String, to path: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    /// Writes `text` to `path` atomically, through ``OutputFile``: a
+    /// temporary file beside it, flushed to the disk, then a rename.
+    public static func writeAtomically(_ text: String, to path: String) throws(OutputFileError) {
+        try OutputFile.write(text, to: path)
     }
 }
