@@ -28,8 +28,18 @@ extension PlaceSet {
             set = try loadCSV(data, file: name, defaultGroup: stem)
         case "kml", "kmz":
             set = try loadKML(data, file: name, group: stem)
-        default:
+        case "json", "":
             set = try loadJSON(data, file: name, defaultGroup: stem)
+        case let ext:
+            do {
+                set = try loadJSON(data, file: name, defaultGroup: stem)
+            } catch {
+                let trace = ["gpx", "tcx", "nmea", "plt", "gz", "fit"].contains(ext) ? " (a .\(ext) file is a trace: give it as the walk to replay)" : ""
+                throw PlaceFileError(file: name, reason: "not a file of places that Stroll reads\(trace); places come from the CoffeeShop13 "
+                                     + "property list (.plist), JSON (.json), CSV (.csv), GeoJSON (.geojson), KML (.kml, .kmz), "
+                                     + "OpenStreetMap (.osm.pbf, .osm, Overpass JSON), GeoPackage (.gpkg) or PostGIS (postgresql://…)",
+                                     unreadable: false)
+            }
         }
         set.rejectDuplicateIDs(file: name)
         return set

@@ -46,7 +46,7 @@ public struct ReplayText: Sendable {
 
     /// The first lines: what is replayed against how many places, and the replay's notes.
     public func begin(trace: String, places: Int, notes: [String]) -> String {
-        (["Replaying \(trace) against \(places) places (\(groups.joined(separator: ", ")))"] + notes.map { "  note: \($0)" }).joined(separator: "\n")
+        (["Replaying \(trace) against \(places) \(places == 1 ? "place" : "places")\(groups.isEmpty ? "" : " (\(groups.joined(separator: ", ")))")"] + notes.map { "  note: \($0)" }).joined(separator: "\n")
     }
 
     /// The text of one event, if it shows any.

@@ -16,6 +16,8 @@ public struct StreetError: Error, Equatable, Sendable, CustomStringConvertible {
         case outsideNetwork
         /// A place name that no element of the extract has.
         case unknownPlace
+        /// A place name that several places of the extract answer.
+        case ambiguousPlace
         /// No walkable path joins the two points.
         case noRoute
     }

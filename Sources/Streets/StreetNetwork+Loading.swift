@@ -57,9 +57,12 @@ extension StreetNetwork {
         return network
     }
 
-    /// The coordinate that `text` names: `LAT,LON` in degrees, or the name of
-    /// a node or way of the extract (compared without case).
+    /// The coordinate that `text` names: `LAT,LON` in degrees, an element's
+    /// OpenStreetMap id (`node/ID`, `way/ID`), or the name of a node or way of
+    /// the extract, compared without case or diacritics (``PlaceNames``). A
+    /// name that several places answer is refused with the candidates.
     public func coordinate(of text: String) throws(StreetError) -> Coordinate {
+        let text = text.trimmingCharacters(in: .whitespaces)
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         if parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) {
             do {
@@ -68,9 +71,18 @@ extension StreetNetwork {
                 throw StreetError(.outsideNetwork, "\(text): \(error.description)")
             }
         }
-        guard let coordinate = places.coordinate(named: text) else {
+        switch places.match(text) {
+        case .found(let coordinate):
+            return coordinate
+        case .none:
             throw StreetError(.unknownPlace, "\"\(text)\" is neither LAT,LON nor the name of a place in the extract")
+        case .ambiguous(let candidates, let total):
+            let listed = candidates.map { c in
+                String(format: "%@ (%@, %.5f,%.5f)", c.name, c.osmID, c.coordinate.latitude, c.coordinate.longitude)
+            }
+            let more = total > candidates.count ? "; and \(total - candidates.count) more" : ""
+            throw StreetError(.ambiguousPlace, "\"\(text)\" names \(total) places: \(listed.joined(separator: "; "))\(more); "
+                + "give one by its full name, its id or LAT,LON")
         }
-        return coordinate
     }
 }

@@ -41,10 +41,11 @@ struct BatchCommand: AsyncParsableCommand {
 
         Examples:
           stroll batch traces/*.gpx --jobs 3 --out runs
-          stroll batch traces/*.gpx --out runs --places cafes.json \\
-              --record-dir goldens
-          stroll batch traces/*.gpx --out runs --places cafes.json \\
-              --verify-dir goldens --junit report.xml
+          stroll batch traces/*.gpx --out runs \\
+              --places Fixtures/lecture-theatres.json --record-dir goldens
+          stroll batch traces/*.gpx --out runs \\
+              --places Fixtures/lecture-theatres.json --verify-dir goldens \\
+              --junit report.xml
           stroll batch traces/*.gpx --out runs --ray 127.0.0.1:6379
         """
     )

@@ -135,6 +135,10 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        #if DEBUG
+        printError("warning: this stroll is a debug build, several times slower than a release build: "
+                   + "time a release build (`make build`, or `swift build -c release`)")
+        #endif
         if variant == "pipeline" { return try pipeline() }
         if variant == "route" { return try route() }
         progress.phase { "making \(count) places" }

@@ -30,8 +30,10 @@ struct GeocodeCommand: ParsableCommand {
         number; the other lines are still answered and the exit code is then 65.
 
         Examples:
-          stroll geocode --osm monaco-latest.osm.pbf --reverse 43.7384,7.4246 --json
-          stroll geocode --osm monaco-latest.osm.pbf "2 Avenue de la Madone, Monaco"
+          stroll geocode --osm Fixtures/osm/monaco-latest.osm.pbf \\
+              --reverse 43.7384,7.4246 --json
+          stroll geocode --osm Fixtures/osm/monaco-latest.osm.pbf \\
+              "4 Avenue de la Madone, Monaco"
         """
     )
 

@@ -8,9 +8,11 @@ func printError(_ message: String) {
 }
 
 /// Prints `message` on standard error and gives `code`, the contract's exit
-/// code, to throw: `throw failure("error: …", StrollExit.usage)`.
+/// code, to throw: `throw failure("error: …", StrollExit.usage)`. Every
+/// error is one voice: a message without the `error:` prefix gets it (a
+/// failed check, exit 1, speaks as itself: `verify: …`).
 func failure(_ message: String, _ code: ExitCode) -> ExitCode {
-    printError(message)
+    printError(code == StrollExit.checkFailed || message.hasPrefix("error: ") ? message : "error: " + message)
     return code
 }
 

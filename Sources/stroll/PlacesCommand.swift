@@ -32,7 +32,7 @@ struct PlacesCommand: ParsableCommand {
             table and every skipped entry with its own reason.
 
             Example:
-              stroll places info monaco-latest.osm.pbf \\
+              stroll places info Fixtures/osm/monaco-latest.osm.pbf \\
                   --osm-filter amenity=cafe,restaurant --json
             """
         )
@@ -60,7 +60,7 @@ struct PlacesCommand: ParsableCommand {
             every digit. The output is written atomically.
 
             Example:
-              stroll places convert monaco-latest.osm.pbf cafes.geojson \\
+              stroll places convert Fixtures/osm/monaco-latest.osm.pbf cafes.geojson \\
                   --osm-filter amenity=cafe
             """
         )

@@ -22,7 +22,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
         Examples:
           stroll replay traces/campus-loop.gpx
-          stroll replay walk.csv --places cafes.json --format jsonl
+          stroll replay traces/lime-street-to-campus.csv \\
+              --places Fixtures/lecture-theatres.json --format jsonl
           stroll replay --realtime --speed 60
           stroll replay traces/pier-head-to-guild.gpx --record golden.json
           stroll replay traces/pier-head-to-guild.gpx --verify golden.json

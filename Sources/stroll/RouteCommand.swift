@@ -28,10 +28,10 @@ struct RouteCommand: ParsableCommand {
         extract is missing.
 
         Examples:
-          stroll route 43.7396,7.4272 43.7316,7.4197 --osm monaco-latest.osm.pbf \\
-              -o walk.gpx
+          stroll route 43.7396,7.4272 43.7316,7.4197 \\
+              --osm Fixtures/osm/monaco-latest.osm.pbf -o walk.gpx
           stroll route "Place du Casino" "Musée Océanographique" \\
-              --osm monaco-latest.osm.pbf --json
+              --osm Fixtures/osm/monaco-latest.osm.pbf --json
         """
     )
 

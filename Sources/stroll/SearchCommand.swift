@@ -22,9 +22,10 @@ struct SearchCommand: ParsableCommand {
         an extract; 66 when the extract is missing.
 
         Examples:
-          stroll search --osm monaco-latest.osm.pbf --near 43.7394,7.4270 \\
-              --radius 500 cafe
-          stroll search --osm monaco-latest.osm.pbf --category cafe --json
+          stroll search --osm Fixtures/osm/monaco-latest.osm.pbf \\
+              --near 43.7394,7.4270 --radius 500 cafe
+          stroll search --osm Fixtures/osm/monaco-latest.osm.pbf \\
+              --category cafe --json
         """
     )
 

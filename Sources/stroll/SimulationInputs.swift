@@ -33,7 +33,7 @@ extension SimulationOptions {
             do {
                 trace = try TraceReader.read(tracePath)
             } catch {
-                printError(error.description)
+                printError("error: " + error.description)
                 onTraceError(error)
                 throw error.kind == .unreadable ? StrollExit.missingInput : StrollExit.badInput
             }
@@ -51,7 +51,13 @@ extension SimulationOptions {
     func loadPlaces(log: Logger) throws -> (PlaceSet, [String], [MonitoredRegion], String?) {
         var set = PlaceSet()
         let placeFiles = places.isEmpty ? [Bundled.path(Bundled.coffeeHouses), Bundled.path(Bundled.lectureTheatres)] : places
-        for file in placeFiles { set.merge(try Self.loadPlaceFile(file, choice: placeChoice)) }
+        for file in placeFiles {
+            let loaded = try Self.loadPlaceFile(file, choice: placeChoice)
+            if loaded.places.isEmpty {
+                printError("warning: \(file): no places\(loaded.rejected.isEmpty ? "" : " (\(loaded.rejected.count) rejected, below)"): nothing to rank from it")
+            }
+            set.merge(loaded)
+        }
         for r in set.rejected { printError("warning: \(r.description)") }
         log.debug("places: \(set.places.count) in groups \(set.groups.joined(separator: ", ")); \(set.rejected.count) rejected")
         let activeGroups: [String]

@@ -58,7 +58,7 @@ extension TraceCommand {
             and only the delivered fixes are written. The output is written atomically.
 
             Examples:
-              stroll trace convert walk.kml walk.gpx
+              stroll trace convert Fixtures/real-traces/togeojson/gxtrack.kml walk.gpx
               stroll trace convert traces/campus-loop.gpx campus.nmea
               stroll trace convert traces/campus-loop.gpx campus-xcode.gpx \\
                   --to xcode-gpx --delivered

@@ -54,7 +54,7 @@ struct TraceInfoCommandTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try await StrollBinary.run(["trace", "info", path, "--json"])
         #expect(run.status == 65)
-        #expect(run.stderr.hasPrefix("\(path):2:"), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("error: \(path):2:"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
