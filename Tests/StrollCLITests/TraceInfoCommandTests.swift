@@ -12,7 +12,8 @@ func temporaryFile(_ text: String, suffix: String) throws -> String {
 @Suite("stroll trace info")
 struct TraceInfoCommandTests {
     static let keys: Set<String> = ["format", "tracks", "segments", "pointsPerSegment", "points", "routes", "routePoints", "waypoints",
-                                    "length_m", "duration_s", "movingTime_s", "bounds", "firstTime", "lastTime", "rejected"]
+                                    "length_m", "duration_s", "movingTime_s", "bounds", "firstTime", "lastTime", "rejected",
+                                    "replays", "replayedPoints", "replayedLength_m"]
 
     @Test("--json prints one object with the contract's keys and values")
     func json() async throws {
