@@ -139,7 +139,7 @@ let package = Package(
         .target(name: "Serve", dependencies: ["Replay", "Traces", "Geodesy", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapKit", dependencies: ["CoreLocation", "Geodesy", "Map", "Streets"], swiftSettings: strict),
         .target(name: "StrollSimulation", dependencies: ["CoreLocation", "Streets", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism"], swiftSettings: strict),
-        .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "LocationSimulation"], swiftSettings: strict),
+        .target(name: "StrollTesting", dependencies: ["Replay", "Proximity", "Places", "LocationSimulation"], swiftSettings: strict),
         .target(name: "Scenarios", dependencies: ["Geodesy", "LocationSimulation", "Proximity", "Map"], swiftSettings: strict),
         .executableTarget(
             name: "stroll",

@@ -78,7 +78,7 @@ extension Batch {
     /// events merged into those of one replay over all places.
     public mutating func shard(_ set: PlaceSet, activeGroups: [String], count: Int, sortMode: SortMode) throws(SetupError) {
         do {
-            shards = try ShardPlan.write(set.places(inGroups: activeGroups), activeGroups: activeGroups, count: count,
+            shards = try ShardPlan.write(try set.places(inGroups: activeGroups), activeGroups: activeGroups, count: count,
                                          placesRejected: set.rejected.count, sortMode: sortMode, directory: shardDirectory)
         } catch {
             throw SetupError(kind: .cannotWrite, message: "cannot write the shards in \(shardDirectory): \(ErrorWords.reason(error))")

@@ -113,7 +113,12 @@ public struct PlaceSet: Equatable, Sendable {
         return chosen
     }
 
-    public func places(inGroups names: [String]) -> [Place] {
-        names.isEmpty ? places : places.filter { names.contains($0.group) }
+    /// The places of the groups named (every place when none is named). A
+    /// name that is not one of the set's groups is an error naming them: a
+    /// mistyped group (`"Liverpool"` for `"liverpool"`) never reads as a
+    /// group without places.
+    public func places(inGroups names: [String]) throws(UnknownGroup) -> [Place] {
+        if let unknown = names.first(where: { !groups.contains($0) }) { throw UnknownGroup(group: unknown, groups: groups) }
+        return names.isEmpty ? places : places.filter { names.contains($0.group) }
     }
 }

@@ -10,12 +10,23 @@ public struct GoldenTimeline: Codable, Equatable, Sendable {
         public var group: String
         public var order: [String]
         public var nearest: String?
+        /// The places' names, in `order`'s order: for people reading the
+        /// file and its diffs; absent from timelines written without them.
+        /// Comparisons go by ids (``sameChange(as:)``).
+        public var names: [String]?
 
-        public init(t: Double, group: String, order: [String], nearest: String?) {
+        public init(t: Double, group: String, order: [String], nearest: String?, names: [String]? = nil) {
             self.t = t
             self.group = group
             self.order = order
             self.nearest = nearest
+            self.names = names
+        }
+
+        /// The same order change: time (to the millisecond kept), group and
+        /// order of ids; names aside.
+        public func sameChange(as other: Entry) -> Bool {
+            group == other.group && abs(t - other.t) < 0.0005 && order == other.order && nearest == other.nearest
         }
     }
 

@@ -105,11 +105,16 @@ public struct Replay {
         self.trace = trace
         self.configuration = configuration
         let groups = configuration.groups ?? placeSet.groups
-        for g in groups where !placeSet.groups.contains(g) { throw .unknownGroup(g, available: placeSet.groups) }
         self.groups = groups
-        places = placeSet.places(inGroups: groups)
+        let active: [Place]
+        do {
+            active = try placeSet.places(inGroups: groups)
+        } catch {
+            throw .unknownGroup(error.group, available: error.groups)
+        }
+        places = active
         placesRejected = placeSet.rejected.count
-        selectID = try configuration.select.map { wanted throws(ReplaySetupError) in try Self.resolve(wanted, among: placeSet.places(inGroups: groups)) }
+        selectID = try configuration.select.map { wanted throws(ReplaySetupError) in try Self.resolve(wanted, among: active) }
         pendingSelect = selectID
         do {
             simulator = try LocationSimulator(trace: trace, settings: configuration.settings, replay: configuration.replay,

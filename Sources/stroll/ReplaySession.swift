@@ -37,7 +37,7 @@ struct ReplaySession {
             }
         }
         selectID = inputs.selectID
-        let active = inputs.placeSet.places(inGroups: inputs.activeGroups)
+        let active = try inputs.placeSet.places(inGroups: inputs.activeGroups)
         out = EventWriter(format: command.format, realtime: command.realtime, groups: inputs.activeGroups)
         if let statePath = command.state {
             let (remembered, warning) = RememberedState.load(statePath)

@@ -76,7 +76,7 @@ extension SimulationOptions {
         } else {
             monitored = []
         }
-        let active = set.places(inGroups: activeGroups)
+        let active = try set.places(inGroups: activeGroups)
         var selectID: String?
         if let wanted = select {
             do {

@@ -41,7 +41,7 @@ struct LibraryUseTests {
         #expect(whole.filter { $0.hasPrefix("{\"type\":\"ranking\"") }.count > 100)
 
         // Two shards, each replayed over its own place file, merged.
-        let plan = try ShardPlan.write(places.places(inGroups: groups), activeGroups: groups, count: 2, placesRejected: places.rejected.count,
+        let plan = try ShardPlan.write(try places.places(inGroups: groups), activeGroups: groups, count: 2, placesRejected: places.rejected.count,
                                        sortMode: .distance, directory: (folder as NSString).appendingPathComponent("shards"))
         var outputs: [String] = []
         for (k, file) in plan.files.enumerated() {

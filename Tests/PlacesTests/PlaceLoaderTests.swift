@@ -132,3 +132,53 @@ struct GeoPlaceLoaderTests {
         #expect(zipped.places.map(\.coordinate) == plain.places.map(\.coordinate))
     }
 }
+
+@Suite("docs/Places.md lists the bundled places as the files give them")
+struct BundledPlacesPageTests {
+    /// The page's rows: (group, id, name), in order.
+    static func rows(_ page: String) -> [(group: String, id: String, name: String)] {
+        var group = ""
+        var rows: [(group: String, id: String, name: String)] = []
+        for line in page.split(separator: "\n") {
+            if line.hasPrefix("## `") { group = String(line.dropFirst(4).prefix { $0 != "`" }) }
+            guard line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 2 else { continue }
+            rows.append((group, cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[1]))
+        }
+        return rows
+    }
+
+    static func bundled() throws -> [(group: String, id: String, name: String)] {
+        var expected: [(group: String, id: String, name: String)] = []
+        for file in ["Fixtures/CityCycleRideLocations.plist", "Fixtures/lecture-theatres.json"] {
+            expected += try PlaceSet.load(path(file)).places.map { ($0.group, $0.id, $0.name) }
+        }
+        return expected
+    }
+
+    /// Where the page and the files disagree.
+    static func mismatches(_ page: String, _ expected: [(group: String, id: String, name: String)]) -> [String] {
+        let rows = Self.rows(page)
+        var found = rows.count == expected.count ? [] : ["the page lists \(rows.count) places, the files hold \(expected.count)"]
+        for (row, place) in zip(rows, expected) where row.group != place.group || row.id != place.id || row.name != place.name {
+            found.append("page \(row), file \(place)")
+        }
+        return found
+    }
+
+    @Test("every group, id and name of the bundled files, in file order, and nothing else")
+    func page() throws {
+        let page = try String(contentsOfFile: path("docs/Places.md"), encoding: .utf8)
+        #expect(Self.mismatches(page, try Self.bundled()) == [])
+        #expect(Self.rows(page).count == 48)
+    }
+
+    @Test("the check finds a renamed place and a missing row")
+    func renamed() throws {
+        let page = try String(contentsOfFile: path("docs/Places.md"), encoding: .utf8)
+        let places = try Self.bundled()
+        #expect(Self.mismatches(page.replacingOccurrences(of: "| `liverpool-4` | Leaf |", with: "| `liverpool-4` | Leaves |"), places).count == 1)
+        #expect(!Self.mismatches(page.replacingOccurrences(of: "| `liverpool-4` | Leaf |\n", with: ""), places).isEmpty)
+    }
+}

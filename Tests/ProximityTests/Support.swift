@@ -10,7 +10,7 @@ import Traces
 func bundledPlaces() throws -> (coffee: [Place], theatres: [Place]) {
     let plist = try PlaceSet.load(path("Fixtures/CityCycleRideLocations.plist"))
     let theatres = try PlaceSet.load(path("Fixtures/lecture-theatres.json"))
-    return (plist.places(inGroups: ["liverpool"]), theatres.places)
+    return (try plist.places(inGroups: ["liverpool"]), theatres.places)
 }
 
 /// Replays a walk with Stroll's defaults and ranks both groups on every delivered fix.

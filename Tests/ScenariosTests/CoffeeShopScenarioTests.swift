@@ -29,7 +29,7 @@ struct CoffeeShopScenarioTests {
     @Test("every change, in order: start, choose Liverpool, walk, select Leaf, back, refresh")
     func walkThrough() throws {
         let places = try PlaceSet.load(path("Fixtures/CityCycleRideLocations.plist"))
-        let liverpool = places.places(inGroups: ["liverpool"])
+        let liverpool = try places.places(inGroups: ["liverpool"])
         var app = CoffeeShopApp(places: places)
         var simulator = try LocationSimulator(trace: try TraceReader.read(path("traces/lime-street-to-campus.gpx")))
         var delivered: [Location] = []
