@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: test-parallel-devices all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -109,6 +109,19 @@ test-large: build $(PYENV)/ready-osmium
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_large_pbf.py $(STROLL)
 	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL) --selftest
 	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL)
+
+# The sixty parallel-device tests (twenty walks by the README's pattern,
+# twenty with the .simulatedDevice trait, twenty in withSimulatedDevice),
+# which Swift Testing runs in parallel, run RUNS times over; every run must
+# pass (Tests/CompatibilitySwift5Tests/ParallelDeviceTests.swift).
+RUNS ?= 50
+test-parallel-devices: deps
+	$(SWIFT) build --build-tests
+	@passed=0; for i in $$(seq $(RUNS)); do \
+	  $(SWIFT) test --skip-build --filter 'Parallel(DocumentedPattern|Trait|Scoped)Tests' > .build/parallel-devices.log 2>&1 \
+	    || { cat .build/parallel-devices.log; echo "run $$i of $(RUNS) failed"; exit 1; }; \
+	  passed=$$((passed + 1)); \
+	done; grep -h "Test run with" .build/parallel-devices.log; echo "parallel devices: $$passed of $(RUNS) runs passed, every test each time"
 
 bench: deps
 	cd $(BENCH_DIR) && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -177,7 +177,7 @@ let package = Package(
                     exclude: ["__Goldens__"], swiftSettings: strict),
         .testTarget(name: "CompatibilityTests", dependencies: ["TestSupport", "CoreLocation", "MapKit", "StrollSimulation", "LocationSimulation", "Traces", "Geodesy", "Geomagnetism", "Streets"], swiftSettings: strict),
         // App code as it is mostly written today: the Swift 5 language mode, on purpose.
-        .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces", "Streets"],
+        .testTarget(name: "CompatibilitySwift5Tests", dependencies: ["TestSupport", "CoreLocation", "StrollSimulation", "LocationSimulation", "Traces", "Streets", "Geodesy"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "Serve", "Replay", "Proximity", "LocationSimulation", "Traces", "Geodesy"],
                     swiftSettings: strict),

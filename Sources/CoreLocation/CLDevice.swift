@@ -51,34 +51,108 @@ extension CLLocationDevice {
 }
 
 /// Where managers find the device.
+///
+/// What ``current`` means depends on where the code runs, so that tests
+/// running in parallel each have their own device:
+/// - inside ``withDevice(_:addresses:operation:)`` (StrollSimulation's
+///   `withSimulatedDevice` and its test trait), that scope's device;
+/// - else, where a scope resolver answers (StrollSimulation installs one
+///   for Swift Testing: the running test), the device assigned to
+///   ``current`` in that scope;
+/// - else the device assigned to ``current`` for the whole process.
+///
+/// A `CLLocationManager`, a `CLMonitor` and a `liveUpdates()` sequence take
+/// the device current where they are made and keep it.
 public enum CLDevice {
-    @MainActor public static var current: (any CLLocationDevice)?
+    /// The device of the enclosing ``withDevice(_:addresses:operation:)``.
+    @TaskLocal public static var scoped: (any CLLocationDevice)?
+    /// The addresses of the enclosing ``withDevice(_:addresses:operation:)``.
+    @TaskLocal static var scopedAddresses: AddressIndex??
 
-    private static let liveUpdateRequests = Mutex<[AsyncStream<CLLocationUpdate>.Continuation]>([])
-    private static let installedAddresses = Mutex<AddressIndex?>(nil)
+    private static let installed = Mutex<[String: any CLLocationDevice]>([:])
+    private static let processWide = Mutex<(any CLLocationDevice)?>(nil)
+    private static let installedAddresses = Mutex<[String: AddressIndex?]>([:])
+    private static let processAddresses = Mutex<AddressIndex?>(nil)
+    private static let resolver = Mutex<(@Sendable () -> [String])?>(nil)
+    private static let liveUpdateRequests = Mutex<[ObjectIdentifier?: [AsyncStream<CLLocationUpdate>.Continuation]]>([:])
 
-    /// The addresses a `CLGeocoder` made with `init()` answers from: the
-    /// installed device's (StrollSimulation's `SimulatedDevice` sets its own
-    /// as it is installed); `nil` for a phone offline, whose geocodes fail
-    /// with `CLError.network`. Read and set from any thread, so that a request
-    /// takes the addresses of the moment it is made.
-    public static var addresses: AddressIndex? {
-        get { installedAddresses.withLock { $0 } }
-        set { installedAddresses.withLock { $0 = newValue } }
+    /// The scopes (named by strings) that assigning ``current`` is kept for, most particular
+    /// first (StrollSimulation's: the running Swift Testing test's task, then
+    /// the test); none outside them, where ``current`` is the process's.
+    public static func setScopeResolver(_ resolve: @escaping @Sendable () -> [String]) {
+        resolver.withLock { $0 = resolve }
     }
 
-    /// `CLLocationUpdate.liveUpdates()` sequences made since the device last
-    /// asked; the device feeds each from the moment it takes it, before any
-    /// later fix.
-    public static func takeLiveUpdateRequests() -> [AsyncStream<CLLocationUpdate>.Continuation] {
+    private static var scopeKeys: [String] { resolver.withLock { $0 }?() ?? [] }
+
+    /// The device of the code running now (see ``CLDevice``). Setting it
+    /// installs a device for the current scope (a test) or, outside any, for
+    /// the process. Read and set from any thread.
+    public static var current: (any CLLocationDevice)? {
+        get {
+            if let scoped { return scoped }
+            let keys = scopeKeys
+            if !keys.isEmpty, let found = installed.withLock({ installed in Self.first(of: keys, in: installed) }) { return found }
+            return processWide.withLock { $0 }
+        }
+        set {
+            let keys = scopeKeys
+            guard !keys.isEmpty else { return processWide.withLock { $0 = newValue } }
+            installed.withLock { installed in for key in keys { installed[key] = newValue } }
+        }
+    }
+
+    /// Runs `operation` with `device` (and `addresses`, for `CLGeocoder`) as
+    /// the current ones, in this task and the tasks it starts.
+    public static func withDevice<R>(_ device: any CLLocationDevice, addresses: AddressIndex?,
+                                     isolation: isolated (any Actor)? = #isolation,
+                                     operation: () async throws -> R) async rethrows -> R {
+        try await $scoped.withValue(device) {
+            try await $scopedAddresses.withValue(.some(addresses)) { try await operation() }
+        }
+    }
+
+    /// The addresses a `CLGeocoder` made with `init()` answers from: the
+    /// current device's, scoped as ``current`` is (StrollSimulation's
+    /// `SimulatedDevice` sets its own as it is installed); `nil` for a phone
+    /// offline, whose geocodes fail with `CLError.network`. Read and set from
+    /// any thread, so that a request takes the addresses of the moment it is made.
+    public static var addresses: AddressIndex? {
+        get {
+            if let scopedAddresses { return scopedAddresses }
+            let keys = scopeKeys
+            if !keys.isEmpty, let found = installedAddresses.withLock({ installed in Self.first(of: keys, in: installed) }) { return found }
+            return processAddresses.withLock { $0 }
+        }
+        set {
+            let keys = scopeKeys
+            guard !keys.isEmpty else { return processAddresses.withLock { $0 = newValue } }
+            installedAddresses.withLock { installed in for key in keys { installed[key] = .some(newValue) } }
+        }
+    }
+
+    /// The value kept under the first of `keys` that has one.
+    private static func first<Value: Sendable>(of keys: [String], in values: [String: Value]) -> Value? {
+        for key in keys {
+            if let value = values[key] { return value }
+        }
+        return nil
+    }
+
+    /// `CLLocationUpdate.liveUpdates()` sequences made for `device` (or with
+    /// no device current) since it last asked; the device feeds each from
+    /// the moment it takes it, before any later fix.
+    public static func takeLiveUpdateRequests(for device: any CLLocationDevice) -> [AsyncStream<CLLocationUpdate>.Continuation] {
         liveUpdateRequests.withLock { requests in
-            defer { requests.removeAll() }
-            return requests
+            let mine = requests.removeValue(forKey: ObjectIdentifier(device)) ?? []
+            let unbound = requests.removeValue(forKey: nil) ?? []
+            return unbound + mine
         }
     }
 
     static func requestLiveUpdates(_ continuation: AsyncStream<CLLocationUpdate>.Continuation) {
-        liveUpdateRequests.withLock { $0.append(continuation) }
+        let key = current.map { ObjectIdentifier($0) }
+        liveUpdateRequests.withLock { $0[key, default: []].append(continuation) }
     }
 }
 

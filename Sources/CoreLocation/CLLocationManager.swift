@@ -58,7 +58,7 @@ extension CLLocationManagerDelegate {
 @preconcurrency @MainActor
 open class CLLocationManager: NSObject {
     open weak var delegate: (any CLLocationManagerDelegate)? {
-        didSet { CLDevice.current?.delegateDidChange(for: self) }
+        didSet { device?.delegateDidChange(for: self) }
     }
     open var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
     open var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
@@ -91,10 +91,34 @@ open class CLLocationManager: NSObject {
     /// Whether visit monitoring is on (not a CoreLocation property; for tests and the device).
     public private(set) var isMonitoringVisits = false
 
+    /// The device current where the manager was made (``CLDevice/current``),
+    /// else the first one current when the manager asked for one.
+    private let madeWith: (any CLLocationDevice)?
+    private var foundLater: (any CLLocationDevice)?
+    private var warnedNoDevice = false
+
     /// Not isolated, so that a manager can be made anywhere (a stored
-    /// property's default value in any class), as on iOS.
+    /// property's default value in any class), as on iOS. It keeps the device
+    /// current where it is made: in a test, that test's.
     nonisolated public override init() {
+        madeWith = CLDevice.current
         super.init()
+    }
+
+    /// This manager's device: the one current where it was made, else the
+    /// current one, kept from then on. With none, a message on standard
+    /// error (once per manager) says how to install one.
+    var device: (any CLLocationDevice)? {
+        if let madeWith { return madeWith }
+        if let foundLater { return foundLater }
+        foundLater = CLDevice.current
+        if foundLater == nil && !warnedNoDevice {
+            warnedNoDevice = true
+            FileHandle.standardError.write(Data(("CLLocationManager: no device is installed where this manager was made or used, so it reports "
+                + "CLError.locationUnknown: set SimulatedDevice.current before making the manager (in the same test), or make it inside "
+                + "withSimulatedDevice(...) or a test with the .simulatedDevice(replaying:) trait\n").utf8))
+        }
+        return foundLater
     }
 
     open var authorizationStatus: CLAuthorizationStatus { Self.authorizationStatus() }
@@ -107,18 +131,18 @@ open class CLLocationManager: NSObject {
     /// Whether headings can be had: a device is installed.
     open class func headingAvailable() -> Bool { CLDevice.current != nil }
 
-    open func requestWhenInUseAuthorization() { CLDevice.current?.requestAuthorization(always: false) }
-    open func requestAlwaysAuthorization() { CLDevice.current?.requestAuthorization(always: true) }
+    open func requestWhenInUseAuthorization() { device?.requestAuthorization(always: false) }
+    open func requestAlwaysAuthorization() { device?.requestAuthorization(always: true) }
 
     open func startUpdatingLocation() {
         isUpdatingLocation = true
-        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        guard let device else { return receive(.failure(CLError(.locationUnknown))) }
         device.startUpdatingLocation(for: self)
     }
 
     open func stopUpdatingLocation() {
         isUpdatingLocation = false
-        CLDevice.current?.stopUpdatingLocation(for: self)
+        device?.stopUpdatingLocation(for: self)
     }
 
     /// Headings from the device's compass, each delivered when it turned by at
@@ -127,21 +151,21 @@ open class CLLocationManager: NSObject {
     /// With no device installed it reports `CLError.headingFailure`.
     open func startUpdatingHeading() {
         isUpdatingHeading = true
-        guard let device = CLDevice.current else { return receive(.failure(CLError(.headingFailure))) }
+        guard let device else { return receive(.failure(CLError(.headingFailure))) }
         device.startUpdatingHeading(for: self)
     }
 
     /// Stops heading updates; `heading` keeps the last one.
     open func stopUpdatingHeading() {
         isUpdatingHeading = false
-        CLDevice.current?.stopUpdatingHeading(for: self)
+        device?.stopUpdatingHeading(for: self)
     }
 
     /// Hides the compass calibration: nothing to hide in Stroll.
     open func dismissHeadingCalibrationDisplay() {}
 
     open func requestLocation() {
-        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        guard let device else { return receive(.failure(CLError(.locationUnknown))) }
         device.requestLocation(for: self)
     }
 
@@ -152,13 +176,13 @@ open class CLLocationManager: NSObject {
     /// Starting it again while it runs gives no new first fix, as on iOS.
     open func startMonitoringSignificantLocationChanges() {
         isMonitoringSignificantLocationChanges = true
-        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        guard let device else { return receive(.failure(CLError(.locationUnknown))) }
         device.startMonitoringSignificantLocationChanges(for: self)
     }
 
     open func stopMonitoringSignificantLocationChanges() {
         isMonitoringSignificantLocationChanges = false
-        CLDevice.current?.stopMonitoringSignificantLocationChanges(for: self)
+        device?.stopMonitoringSignificantLocationChanges(for: self)
     }
 
     /// Visits, a service of its own: `locationManager(_:didVisit:)` when the
@@ -167,30 +191,30 @@ open class CLLocationManager: NSObject {
     /// runs beside updates and significant changes.
     open func startMonitoringVisits() {
         isMonitoringVisits = true
-        guard let device = CLDevice.current else { return receive(.failure(CLError(.locationUnknown))) }
+        guard let device else { return receive(.failure(CLError(.locationUnknown))) }
         device.startMonitoringVisits(for: self)
     }
 
     /// Stops visit deliveries; updates and significant changes go on.
     open func stopMonitoringVisits() {
         isMonitoringVisits = false
-        CLDevice.current?.stopMonitoringVisits(for: self)
+        device?.stopMonitoringVisits(for: self)
     }
 
     open func startMonitoring(for region: CLRegion) {
         monitoredRegions.remove(region)
         monitoredRegions.insert(region)
-        guard let device = CLDevice.current else { return receive(.monitoringFailed(region, CLError(.regionMonitoringFailure))) }
+        guard let device else { return receive(.monitoringFailed(region, CLError(.regionMonitoringFailure))) }
         device.startMonitoring(for: region, manager: self)
     }
 
     open func stopMonitoring(for region: CLRegion) {
         monitoredRegions.remove(region)
-        CLDevice.current?.stopMonitoring(for: region, manager: self)
+        device?.stopMonitoring(for: region, manager: self)
     }
 
     open func requestState(for region: CLRegion) {
-        guard let device = CLDevice.current else { return receive(.determinedState(.unknown, region)) }
+        guard let device else { return receive(.determinedState(.unknown, region)) }
         device.requestState(for: region, manager: self)
     }
 

@@ -127,19 +127,24 @@ public actor CLMonitor {
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
     }
 
-    private struct Storage {
-        var identifiers: [String] = []
-        var records: [String: Record] = [:]
-        var continuations: [AsyncStream<Event>.Continuation] = []
-        var revision = 0
-    }
-
     /// The monitor's name: requesting it again while this monitor lives gives this monitor.
     public nonisolated let name: String
-    private let state = Mutex(Storage())
+    private let state: MonitorStorage
 
-    init(name: String) {
+    init(name: String, state: MonitorStorage = MonitorStorage()) {
         self.name = name
+        self.state = state
+    }
+
+    /// A monitor named `name`, as Apple declares it (`init(_ name: String)
+    /// async`): while a monitor of that name lives (iOS keeps one per name),
+    /// this one shares its conditions, records and events; else it starts
+    /// with none. It is evaluated by the device current where it is made
+    /// (``CLDevice/current``), from the device's next step.
+    public init(_ name: String) async {
+        self.name = name
+        state = CLDevice.storage(named: name)
+        CLDevice.register(self)
     }
 
     /// The monitor named `name`: the live one of that name if the app still
@@ -223,30 +228,82 @@ public actor CLMonitor {
     }
 }
 
+/// A monitor's conditions, records and event sequences: shared by the
+/// monitors of one name that live at once.
+final class MonitorStorage: Sendable {
+    struct Storage {
+        var identifiers: [String] = []
+        var records: [String: CLMonitor.Record] = [:]
+        var continuations: [AsyncStream<CLMonitor.Event>.Continuation] = []
+        var revision = 0
+    }
+
+    private let mutex = Mutex(Storage())
+
+    func withLock<R: Sendable>(_ body: (inout Storage) -> R) -> R {
+        mutex.withLock { body(&$0) }
+    }
+}
+
 /// A monitor the registry does not keep alive.
 private struct WeakMonitor {
     weak var monitor: CLMonitor?
 }
 
-extension CLDevice {
-    private static let monitors = Mutex<[String: WeakMonitor]>([:])
+/// A monitor's name, for the device it was made under (nil: none was current).
+private struct MonitorKey: Hashable {
+    var device: ObjectIdentifier?
+    var name: String
+}
 
-    /// The monitors the app holds, by name: the device evaluates each.
-    public static func liveMonitors() -> [CLMonitor] {
-        monitors.withLock { monitors in
+extension CLDevice {
+    private static let monitors = Mutex<[MonitorKey: [WeakMonitor]]>([:])
+
+    /// The monitors the app holds that `device` evaluates, one per name: those
+    /// made while it was current, and those made with no device current.
+    public static func liveMonitors(for device: any CLLocationDevice) -> [CLMonitor] {
+        let id = ObjectIdentifier(device)
+        return monitors.withLock { monitors in
             guard !monitors.isEmpty else { return [] }
-            if monitors.values.contains(where: { $0.monitor == nil }) { monitors = monitors.filter { $0.value.monitor != nil } }
-            return monitors.keys.sorted().compactMap { monitors[$0]?.monitor }
+            for key in monitors.keys {
+                monitors[key]?.removeAll { $0.monitor == nil }
+                if monitors[key]?.isEmpty == true { monitors[key] = nil }
+            }
+            return monitors.keys.filter { $0.device == id || $0.device == nil }
+                .sorted { ($0.name, $0.device == nil ? 1 : 0) < ($1.name, $1.device == nil ? 1 : 0) }
+                .compactMap { monitors[$0]?.first?.monitor }
         }
     }
 
+    private static var monitorKeyDevice: ObjectIdentifier? { current.map { ObjectIdentifier($0) } }
+
     static func monitor(named name: String) -> CLMonitor {
-        monitors.withLock { monitors in
-            if let live = monitors[name]?.monitor { return live }
+        let key = MonitorKey(device: monitorKeyDevice, name: name)
+        return monitors.withLock { monitors in
+            if let live = monitors[key]?.lazy.compactMap(\.monitor).first { return live }
             let monitor = CLMonitor(name: name)
-            monitors[name] = WeakMonitor(monitor: monitor)
+            monitors[key] = [WeakMonitor(monitor: monitor)]
             return monitor
         }
     }
+
+    /// The storage of the live monitor named `name`, else a new one.
+    static func storage(named name: String) -> MonitorStorage {
+        let key = MonitorKey(device: monitorKeyDevice, name: name)
+        return monitors.withLock { monitors in
+            monitors[key]?.lazy.compactMap(\.monitor).first?.sharedStorage ?? MonitorStorage()
+        }
+    }
+
+    /// Keeps `monitor` (made by `init(_:)`) where the device finds it.
+    static func register(_ monitor: CLMonitor) {
+        let key = MonitorKey(device: monitorKeyDevice, name: monitor.name)
+        monitors.withLock { $0[key, default: []].append(WeakMonitor(monitor: monitor)) }
+    }
+}
+
+extension CLMonitor {
+    /// The storage this monitor shares with the others of its name.
+    nonisolated var sharedStorage: MonitorStorage { state }
 }
 #endif

@@ -41,11 +41,19 @@ public final class SimulatedDevice: CLLocationDevice {
     /// for the next: Apple's "not more frequently than once every five minutes".
     nonisolated public static let significantChangeInterval = 300.0
 
-    /// The installed simulation; every manager asks it. Setting it installs it as ``CoreLocation/CLDevice/current``.
+    /// The installed simulation: every `CLLocationManager`, `CLMonitor` and
+    /// `liveUpdates()` made after it asks it. Setting it installs it as
+    /// ``CoreLocation/CLDevice/current`` for the running Swift Testing test
+    /// alone (so that tests running in parallel each have their own), or for
+    /// the process outside tests. ``withSimulatedDevice(_:operation:)`` and
+    /// the ``Testing/Trait/simulatedDevice(replaying:replay:sensor:authorization:answer:)``
+    /// trait scope one to a block or a test.
     public static var current: SimulatedDevice? {
-        didSet {
-            CLDevice.current = current
-            CLDevice.addresses = current?.addresses
+        get { CLDevice.current as? SimulatedDevice }
+        set {
+            TestScopes.install()
+            CLDevice.current = newValue
+            CLDevice.addresses = newValue?.addresses
         }
     }
 
@@ -63,7 +71,7 @@ public final class SimulatedDevice: CLLocationDevice {
     /// `nil` (the default) for a phone offline: geocodes fail with
     /// `CLError.network`. The installed device's are `CLDevice.addresses`.
     public var addresses: AddressIndex? {
-        didSet { if SimulatedDevice.current === self { CLDevice.addresses = addresses } }
+        didSet { if CLDevice.current === self { CLDevice.addresses = addresses } }
     }
     /// The walk's first and last fix, seconds since 1970.
     public let startTime: Double
@@ -328,7 +336,7 @@ public final class SimulatedDevice: CLLocationDevice {
 
     /// Feeds the live-update sequences made since the last step, from now on.
     private func takeLiveUpdates() {
-        for continuation in CLDevice.takeLiveUpdateRequests() { startLiveUpdates(continuation) }
+        for continuation in CLDevice.takeLiveUpdateRequests(for: self) { startLiveUpdates(continuation) }
     }
 
     private func startLiveUpdates(_ continuation: AsyncStream<CLLocationUpdate>.Continuation) {
@@ -424,7 +432,7 @@ public final class SimulatedDevice: CLLocationDevice {
     /// evaluates afresh, from now, those whose conditions or whose authorization changed.
     private func takeMonitors() {
         watchedMonitors.removeAll { $0.monitor == nil }
-        for monitor in CLDevice.liveMonitors() {
+        for monitor in CLDevice.liveMonitors(for: self) {
             let revision = monitor.revision
             if let watched = watchedMonitors.first(where: { $0.monitor === monitor }),
                watched.revision == revision, watched.authorization == authorizationStatus { continue }
@@ -596,7 +604,7 @@ public final class SimulatedDevice: CLLocationDevice {
             feed.isFinished = true
         }
         feeds.removeAll { $0.isFinished }
-        for monitor in CLDevice.liveMonitors() { monitor.finishEvents() }
+        for monitor in CLDevice.liveMonitors(for: self) { monitor.finishEvents() }
     }
 }
 
