@@ -47,7 +47,7 @@ struct MapDrawingTests {
         #expect(MapClipping.clip([MapPoint(x: 5, y: 5)], to: frame).isEmpty)
     }
 
-    @Test("labels of 600 pins packed in a small map: the boxes placed are pairwise disjoint, inside the frame, clear of what is avoided, the first always placed, the same every time")
+    @Test("labels of 600 pins packed in a small map: the boxes placed are pairwise disjoint, inside the frame, clear of what is avoided and of every other pin, the first placed where it can be, the same every time")
     func denseLabels() {
         var random = Lehmer(state: 47)
         let words = ["Café", "Le Bar", "Restaurant du Port", "Pizzeria", "W", "Boulangerie Monégasque", "Tea", "Brasserie de la Place d'Armes"]
@@ -64,12 +64,51 @@ struct MapDrawingTests {
         #expect(placed.count > 40 && placed.count < labels.count)
         #expect(pairwiseDisjoint(placed))
         #expect(placed.allSatisfy { frame.contains($0) && !$0.intersects(arrow) })
-        #expect(boxes.first.flatMap { $0 } != nil)
+        // The first label is left out only when each of its places would leave the frame or cover the arrow or a pin.
+        let blocked = labels[0].candidates(gap: 3).allSatisfy { r in
+            !frame.contains(r) || r.intersects(arrow) || labels.indices.contains { $0 != 0 && labels[$0].pin.intersects(r) }
+        }
+        #expect((boxes[0] != nil) != blocked)
         for (label, box) in zip(labels, boxes) {
             guard let box else { continue }
             #expect(label.candidates(gap: 3).contains(box))
         }
         #expect(LabelPlacement.place(labels, in: frame, avoiding: [arrow]) == boxes)
+        #expect(pinsCovered(labels, boxes) == 0)
+    }
+
+    /// How many (label, pin) pairs there are where a placed label's box covers another label's pin.
+    private func pinsCovered(_ labels: [LabelPlacement.Label], _ boxes: [MapRect?]) -> Int {
+        var covered = 0
+        for (k, box) in boxes.enumerated() {
+            guard let box else { continue }
+            covered += labels.indices.filter { $0 != k && labels[$0].pin.intersects(box) }.count
+        }
+        return covered
+    }
+
+    @Test("no label covers a pin: a pin in every place a label could go leaves that label out, and a pin in some sends it to another")
+    func pinsAreObstacles() throws {
+        let frame = MapRect(x: 0, y: 0, width: 400, height: 300)
+        let a = LabelPlacement.Label(anchor: MapPoint(x: 200, y: 150), radius: 5, width: 60, height: 13)
+        func pin(at p: MapPoint) -> LabelPlacement.Label { LabelPlacement.Label(anchor: p, radius: 5, width: 0, height: 0) }
+        // Pins whose labels have no box (nothing to show) still keep the other labels off.
+        let centres = a.candidates(gap: 3).map { pin(at: MapPoint(x: $0.x + $0.width / 2, y: $0.y + $0.height / 2)) }
+        let boxes = LabelPlacement.place([a] + centres, in: frame)
+        #expect(boxes[0] == nil)
+        #expect(boxes.compactMap { $0 }.isEmpty)
+        // One pin where the label would go first: the label goes to the next place that covers no pin.
+        let first = try #require(a.candidates(gap: 3).first)
+        let blocker = pin(at: MapPoint(x: first.x + 20, y: first.y + first.height / 2))
+        let moved = try #require(LabelPlacement.place([a, blocker], in: frame)[0])
+        #expect(moved != first && !moved.intersects(blocker.pin))
+        // The pin's outline counts: a pin whose circle stops half a point short of the box still sends the label elsewhere.
+        let grazing = pin(at: MapPoint(x: first.x + 20, y: first.maxY + 5.5))
+        #expect(LabelPlacement.place([a, grazing], in: frame)[0] != first)
+        // Given the choice, a label covers the walk rather than a pin: a pin beats a walk's point.
+        let walk = a.candidates(gap: 3).dropFirst().map { MapPoint(x: $0.x + $0.width / 2, y: $0.y + $0.height / 2) }
+        let onWalk = try #require(LabelPlacement.place([a, blocker], in: frame, sparing: walk)[0])
+        #expect(!onWalk.intersects(blocker.pin))
     }
 
     @Test("a label is put beside its pin where nothing is in the way, and on the other side when its first place is taken")
@@ -148,6 +187,14 @@ struct MapDrawingTests {
         let placed = map.labelBoxes.compactMap { $0 }
         #expect(placed.count > 10 && placed.count < map.places.count)
         #expect(pairwiseDisjoint(placed))
+        let pins = map.places.map { place -> MapRect in
+            let p = map.screen(place.coordinate), r = place.id == "p7" ? 8.0 : 5.0
+            return MapRect(x: p.x - r, y: p.y - r, width: 2 * r, height: 2 * r)
+        }
+        let covering = map.labelBoxes.indices.filter { k in
+            map.labelBoxes[k].map { box in pins.indices.contains { $0 != k && pins[$0].intersects(box) } } ?? false
+        }
+        #expect(covering.isEmpty, "labels covering pins: \(covering.map { map.places[$0].name })")
         #expect(svg.components(separatedBy: "<text class=\"label\"").count - 1 == placed.count)
         let selected = try #require(map.places.firstIndex { $0.id == "p7" })
         #expect(map.labelBoxes[selected] != nil)
