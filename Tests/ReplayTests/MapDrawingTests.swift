@@ -3,6 +3,7 @@ import Geodesy
 import Proximity
 import Replay
 import Testing
+import TestSupport
 import Traces
 
 /// A small deterministic generator, so that the dense sets repeat.
@@ -139,6 +140,54 @@ struct MapDrawingTests {
         #expect(LabelPlacement.textWidth("Café de Paris", fontSize: 11) > LabelPlacement.textWidth("Café", fontSize: 11))
         #expect(LabelPlacement.textWidth("Café", fontSize: 13, bold: true) > LabelPlacement.textWidth("Café", fontSize: 13))
         #expect(LabelPlacement.textWidth("咖啡", fontSize: 10) >= 20)
+    }
+
+    /// The groups of each frame of an HTML page, in the order the page lists them.
+    private func frameGroups(_ html: String) throws -> [[String]] {
+        let start = try #require(html.range(of: "const frames = "))
+        let end = try #require(html.range(of: ";\nconst slider", range: start.upperBound..<html.endIndex))
+        let frames = try #require(try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8)) as? [[String: Any]])
+        return try frames.map { frame in
+            let groups = try #require(frame["groups"] as? [[Any]])
+            return groups.compactMap { $0.first as? String }
+        }
+    }
+
+    @Test("the HTML page lists the groups in the replay's order (the terminal's), not by name; a distance never wraps, a name does")
+    func groupOrder() throws {
+        var places = try PlaceSet.load(fixture("CityCycleRideLocations.plist"))
+        places.merge(try PlaceSet.load(fixture("lecture-theatres.json")))
+        var configuration = ReplayConfiguration()
+        configuration.groups = ["liverpool", "lecture-theatres"]
+        var replay = try Replay(trace: try TraceReader.read(path("traces/lime-street-to-campus.gpx")), places: places, configuration: configuration)
+        var told = RunReport(trace: replay.trace, groups: replay.groups)
+        var found = RunReport(trace: replay.trace)
+        let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        while let event = replay.next() {
+            told.record(event, names: names, history: true)
+            found.record(event, names: names, history: true)
+        }
+        // Told the order, or finding it in the events, the report keeps the replay's.
+        #expect(told.groups == ["liverpool", "lecture-theatres"] && found.groups == told.groups)
+        let html = RunMap(report: told, places: replay.places, distanceFilter: 25).html()
+        let frames = try frameGroups(html)
+        #expect(frames.count == told.delivered.count)
+        #expect(frames.allSatisfy { $0 == ["liverpool", "lecture-theatres"] })
+        #expect(try frameGroups(RunMap(report: found, places: replay.places, distanceFilter: 25).html()) == frames)
+        #expect(html.contains("white-space: nowrap") && html.contains("td.n { overflow-wrap: anywhere; }") && html.contains("n.className = \"n\""))
+    }
+
+    @Test("every pin's tooltip names its place and gives its id; an unnamed OpenStreetMap place is labelled by its kind")
+    func tooltips() throws {
+        let start = try Coordinate(latitude: 43.7384, longitude: 7.4246)
+        let trace = Trace(format: .gpx, name: "here", tracks: [Track(segments: [Segment(fixes: [Fix(coordinate: start, time: 0)])])])
+        let places = [Place(id: "node/1712696781", name: "cafe", subtitle: "amenity=cafe",
+                            coordinate: Coordinate(computedLatitude: 43.7390, longitude: 7.4250), group: "cafe"),
+                      Place(id: "Leaf", name: "Leaf", coordinate: Coordinate(computedLatitude: 43.7380, longitude: 7.4240), group: "cafe")]
+        let svg = RunMap(report: RunReport(trace: trace), places: places, distanceFilter: 25).svgElement()
+        #expect(svg.contains("<g class=\"pin\" data-id=\"node/1712696781\"><title>cafe (node/1712696781)</title>"))
+        #expect(svg.contains("<g class=\"pin\" data-id=\"Leaf\"><title>Leaf</title>"))
+        #expect(svg.contains(">cafe</text>") && !svg.contains("node 1712696781"))
     }
 
     /// A walk across the middle of Monaco, dense pins around it, and streets inside, across and outside the map.
