@@ -327,11 +327,17 @@ bench-peers: build $(PYENV)/ready-2
 # Checks the HTML report and `stroll serve`'s live view in a real headless
 # browser (Debian's chromium and chromium-driver, driven by selenium) and
 # saves out/browser/run.png, monaco.png, live.png and live-monaco.png: the
-# Monaco route walk's maps, given --osm, must draw streets under the walk,
-# and no two labels may overlap. Each check is first shown failing on a wrong
-# page (a report that throws as it loads, one whose frames are all the first,
-# one without streets, one with its labels unplaced; a live walker standing
-# still, a live view without --osm).
+# Monaco route walk's maps, given --osm, must draw streets under the walk;
+# no two labels may overlap, no label may cover another place's pin, no
+# distance in a ranking may wrap, and the groups come in the terminal's
+# order (it prints the labels, label-pin overlaps, distance cells and
+# wrapped ones it counted). Each check is first shown failing on a wrong
+# page (a report that throws as it loads, one whose frames are all the
+# first, one with its groups reversed, one without streets, one with its
+# labels unplaced, one with its labels on other pins, one whose distances
+# wrap in a narrow panel; a live walker standing still, a live view without
+# --osm, a live view with its labels on pins, its distances wrapping and
+# its groups reversed).
 test-browser: build $(PYENV)/ready-selenium
 	@$(APT_NEED) chromium chromium-driver
 	$(PYENV)/bin/python Tests/IntegrationTests/browser/check_html.py $(STROLL) out/browser --selftest

@@ -45,9 +45,11 @@ public struct OSMFilter: Equatable, Sendable, CustomStringConvertible {
 /// closed way's polygon (area-weighted), an open way's line (length-weighted).
 /// A `type=multipolygon` relation stands at the centroid of its area: its
 /// outer member ways joined into rings by GEOS's polygonizer, less its inner
-/// ones. `name`, else `brand`, else the type and id, is the name; the type
-/// and id (`node/123`, `way/45`, `relation/6`) are the place's id, the
-/// matched tag (`amenity=cafe`) its subtitle.
+/// ones. `name`, else `brand`, else the matched tag's value (the place's
+/// kind: `cafe`, `fast food` for `fast_food`), is the name; the type and id
+/// (`node/123`, `way/45`, `relation/6`) are the place's id, the matched tag
+/// (`amenity=cafe`) its subtitle. (The type and id is the name only where
+/// the matched value is blank.)
 ///
 /// Streaming in bounded memory: the file is read three times (relations,
 /// then ways, then nodes: the order of a sorted extract), and only the nodes
@@ -230,8 +232,10 @@ public enum OSMPlaces {
 
         mutating func add(_ e: OSMElement, group: String, latitude: Double, longitude: Double) {
             let type = ["node", "way", "relation"][e.kind.rawValue]
-            let name = e.tag("name") ?? e.tag("brand") ?? "\(type) \(e.id)"
-            let matched = filters.first { $0.match(e.tags) != nil }.map { "\($0.key)=\(e.tag($0.key) ?? "")" }
+            let filter = filters.first { $0.match(e.tags) != nil }
+            let value = filter.flatMap { e.tag($0.key) } ?? ""
+            let name = e.tag("name") ?? e.tag("brand") ?? Self.kindName(value) ?? "\(type) \(e.id)"
+            let matched = filter.map { "\($0.key)=\(value)" }
             do {
                 let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
                 if !set.groups.contains(group) { set.groups.append(group) }
@@ -239,6 +243,14 @@ public enum OSMPlaces {
             } catch {
                 reject(e, error.description)
             }
+        }
+
+        /// The name of a place without `name` or `brand`: the value of the
+        /// tag it was kept for, its kind (`cafe`, `fast food`: an underscore
+        /// read as a space); nil for a blank value.
+        static func kindName(_ value: String) -> String? {
+            let kind = value.replacingOccurrences(of: "_", with: " ").trimmingCharacters(in: .whitespaces)
+            return kind.isEmpty ? nil : kind
         }
 
         mutating func reject(_ e: OSMElement, _ reason: String) {

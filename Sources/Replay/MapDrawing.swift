@@ -138,15 +138,18 @@ public enum MapClipping {
     }
 }
 
-/// Where the labels of a map's pins go so that no two overlap: a greedy,
-/// deterministic placement. Labels are taken in the order given (the most
-/// wanted first); each tries a few positions around its pin (right of it,
-/// above, level and below; then left; then centred above and below) and
-/// takes the first that stays inside the frame, overlaps no label placed
-/// before it and none of the `avoiding` rectangles, and covers no other
-/// pin and none of the `sparing` points (the walk's); failing that, the
-/// first that covers some of those but overlaps no label; failing that,
-/// the label is left out.
+/// Where the labels of a map's pins go so that no two overlap and none
+/// covers a pin: a greedy, deterministic placement. Labels are taken in the
+/// order given (the most wanted first); each tries a few positions around
+/// its pin (right of it, above, level and below; then left; then centred
+/// above and below) and takes the first that stays inside the frame,
+/// overlaps no label placed before it, none of the `avoiding` rectangles
+/// and no other label's pin (every pin is an obstacle to every other label,
+/// whether its own label is placed or not: its square widened by
+/// ``pinMargin`` for the pin's outline), and covers none of the `sparing`
+/// points (the walk's); failing that, the first that covers some of those
+/// points but nothing else; failing that, the label is left out (a map
+/// names its place in the pin's tooltip instead).
 public enum LabelPlacement {
     /// One pin's label to place.
     public struct Label: Sendable, Equatable {
@@ -177,12 +180,20 @@ public enum LabelPlacement {
                 .map { MapRect(x: $0.0, y: $0.1, width: w, height: h) }
         }
 
-        /// The pin's square.
-        var pin: MapRect { MapRect(x: anchor.x - radius, y: anchor.y - radius, width: 2 * radius, height: 2 * radius) }
+        /// The pin's square, widened by ``LabelPlacement/pinMargin``: what no other label may cover.
+        public var pin: MapRect {
+            let r = radius + pinMargin
+            return MapRect(x: anchor.x - r, y: anchor.y - r, width: 2 * r, height: 2 * r)
+        }
     }
 
+    /// How far past its radius a pin keeps other labels off: its white
+    /// outline (1.5 points wide, half of it outside the circle) and a little air.
+    public static let pinMargin = 1.0
+
     /// The box of each label, in the order given, or nil for a label left
-    /// out. The boxes returned are pairwise disjoint and inside `frame`.
+    /// out. The boxes returned are pairwise disjoint, inside `frame`, clear
+    /// of every `avoiding` rectangle and of every other label's ``Label/pin``.
     public static func place(_ labels: [Label], in frame: MapRect, avoiding: [MapRect] = [], sparing points: [MapPoint] = [],
                              gap: Double = 3) -> [MapRect?] {
         var placed: [MapRect] = []
@@ -208,9 +219,10 @@ public enum LabelPlacement {
             spared[key(Int((p.x / cell).rounded(.down)), Int((p.y / cell).rounded(.down))), default: []].append(p)
         }
         func coversPin(_ r: MapRect, except own: Int) -> Bool {
-            cells(r).contains { c in
-                pins[c, default: []].contains { $0 != own && labels[$0].pin.intersects(r) } || spared[c, default: []].contains { r.contains($0) }
-            }
+            cells(r).contains { c in pins[c, default: []].contains { $0 != own && labels[$0].pin.intersects(r) } }
+        }
+        func coversWalk(_ r: MapRect) -> Bool {
+            cells(r).contains { c in spared[c, default: []].contains { r.contains($0) } }
         }
         func overlapsLabel(_ r: MapRect) -> Bool {
             cells(r).contains { c in placedByCell[c, default: []].contains { placed[$0].intersects(r) } }
@@ -221,9 +233,9 @@ public enum LabelPlacement {
                 continue
             }
             let fits = label.candidates(gap: gap).filter { r in
-                frame.contains(r) && !avoiding.contains { $0.intersects(r) } && !overlapsLabel(r)
+                frame.contains(r) && !avoiding.contains { $0.intersects(r) } && !overlapsLabel(r) && !coversPin(r, except: k)
             }
-            guard let chosen = fits.first(where: { !coversPin($0, except: k) }) ?? fits.first else {
+            guard let chosen = fits.first(where: { !coversWalk($0) }) ?? fits.first else {
                 result.append(nil)
                 continue
             }

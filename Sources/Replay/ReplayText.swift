@@ -93,7 +93,11 @@ public struct ReplayText: Sendable {
     private func screenText() -> String? {
         guard redraw, let l = lastLocation else { return nil }
         var text = "\u{1B}[H\u{1B}[2J"
-        for group in screen.keys.sorted() { text += (screen[group] ?? []).joined(separator: "\n") + "\n" }
+        // The groups in the replay's order, as the lists are printed without redrawing (and as the HTML page lists them).
+        for group in groups + screen.keys.filter({ !groups.contains($0) }).sorted() {
+            guard let rows = screen[group] else { continue }
+            text += rows.joined(separator: "\n") + "\n"
+        }
         if let visitLine { text += "\n" + visitLine + "\n" }
         text += "\n\(ElapsedTime.clock(l.timestamp - startTime)) of \(ElapsedTime.clock(duration))  \(delivered) fixes delivered"
         return text

@@ -39,9 +39,9 @@ public struct RunMap {
     }
 
     /// Each place's label box (in the order of `places`), or nil for a label
-    /// left out because every position tried would overlap another's
-    /// (``LabelPlacement``): the selected place's first, then the others
-    /// from the nearest to the walk.
+    /// left out because every position tried would overlap another's or
+    /// cover another place's pin (``LabelPlacement``): the selected place's
+    /// first, then the others from the nearest to the walk.
     public let labelBoxes: [MapRect?]
 
     /// The streets and footpaths drawn under the walk, by kind: each line
@@ -87,7 +87,8 @@ public struct RunMap {
 
     /// The labels' boxes: ``LabelPlacement`` with the selected place first,
     /// then the places nearest to the walk, then by name and id; the north
-    /// arrow and the scale bar kept clear, the walk where another place will do.
+    /// arrow, the scale bar and every other pin kept clear, the walk where
+    /// another place will do.
     private static func placeLabels(places: [Place], report: RunReport, projector: ScreenProjection) -> [MapRect?] {
         let width = projector.width, height = projector.height
         var walk = report.trace.replaySegments.flatMap(\.fixes).map(\.coordinate) + report.delivered.map(\.location.coordinate)
@@ -149,6 +150,13 @@ public struct RunMap {
     /// A place's label: its name on one line.
     static func labelText(_ place: Place) -> String { place.name.replacingOccurrences(of: "\n", with: " ") }
 
+    /// A pin's tooltip: the place's name on one line, and its id (an
+    /// OpenStreetMap place's `node/123`) when that is not the name.
+    static func tooltip(_ place: Place) -> String {
+        let name = labelText(place)
+        return place.id == name ? name : "\(name) (\(place.id))"
+    }
+
     /// Screen position of a coordinate: x east, y down (north up).
     public func screen(_ c: Coordinate) -> (x: Double, y: Double) { projector.screen(c) }
 
@@ -195,17 +203,17 @@ public struct RunMap {
         }
         // Labelled pins; the selected one stands out.
         // Each label where ``LabelPlacement`` put it, haloed in the background's colour so that it reads over
-        // the streets; a label left out is the pin's tooltip.
+        // the streets; every pin's tooltip names its place and gives its id (`node/123`), a label left out too.
         for (place, box) in zip(places, labelBoxes) {
             let p = screen(place.coordinate)
             let selected = place.id == report.selected
             let size = Self.fontSize(selected: selected)
             let name = escape(Self.labelText(place))
-            out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(Int(Self.pinRadius(selected: selected)))\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
+            out += "<g class=\"pin\" data-id=\"\(escape(place.id))\"><title>\(escape(Self.tooltip(place)))</title><circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"\(Int(Self.pinRadius(selected: selected)))\" fill=\"\(selected ? "#c0392b" : (place.group == "lecture-theatres" ? "#6c3483" : "#1e8449"))\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
             if let box {
                 out += "<text class=\"label\" x=\"\(f(box.x))\" y=\"\(f(box.y + LabelPlacement.baseline(fontSize: size)))\" data-w=\"\(f(box.width))\" font-size=\"\(Int(size))\" fill=\"#222\" stroke=\"#f7f5f0\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"\(selected ? " font-weight=\"bold\"" : "")>\(name)</text></g>\n"
             } else {
-                out += "<title>\(name)</title></g>\n"
+                out += "</g>\n"
             }
         }
         // The walker (moved by the HTML page's slider).
@@ -277,18 +285,23 @@ public struct RunMap {
     #panel { min-width: 300px; }
     table { border-collapse: collapse; margin-bottom: 12px; }
     td { padding: 2px 8px; border-bottom: 1px solid #eee; }
-    td.d { text-align: right; font-variant-numeric: tabular-nums; }
+    td.n { overflow-wrap: anywhere; }
+    td.d { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
     tr.first td { font-weight: bold; }
     """
 
-    /// The script the run's pages share: a ranking's rows (name, distance) into a table, the first in bold.
+    /// The script the run's pages share: a ranking's rows (name, distance)
+    /// into a table, the first in bold; a name wraps (`td.n`), a distance
+    /// stays on one line (`td.d`, ``pageStyle``).
     public static let rankingScript = """
     function fillRanking(table, rows) {
       table.replaceChildren();
       rows.forEach(([name, distance], i) => {
         const tr = table.insertRow();
         if (i === 0) tr.className = "first";
-        tr.insertCell().textContent = (i + 1) + ". " + name;
+        const n = tr.insertCell();
+        n.className = "n";
+        n.textContent = (i + 1) + ". " + name;
         const d = tr.insertCell();
         d.className = "d";
         d.textContent = distance;
@@ -296,18 +309,27 @@ public struct RunMap {
     }
     """
 
-    /// One self-contained page: the map and a time slider that replays the ranking.
+    /// The groups the pages list, in order: the report's (the replay's order,
+    /// the terminal's), then any other group with rankings, by name.
+    public var groups: [String] {
+        report.groups + report.history.keys.filter { !report.groups.contains($0) }.sorted()
+    }
+
+    /// One self-contained page: the map and a time slider that replays the
+    /// ranking, the groups in ``groups``'s order.
     public func html() -> String {
         var frames: [JSON] = []
+        let shownGroups = groups
         for (k, fix) in report.delivered.enumerated() {
             let p = screen(fix.location.coordinate)
-            var groups: [(String, JSON)] = []
-            for (group, updates) in report.history.sorted(by: { $0.key < $1.key }) where k < updates.count {
+            var groups: [JSON] = []
+            for group in shownGroups {
+                guard let updates = report.history[group], k < updates.count else { continue }
                 let u = updates[k]
-                groups.append((group, .array(zip(u.names, u.displayDistances).prefix(10).map { .array([.string($0.0), .string($0.1)]) })))
+                groups.append(.array([.string(group), .array(zip(u.names, u.displayDistances).prefix(10).map { .array([.string($0.0), .string($0.1)]) })]))
             }
             frames.append(.object([("t", .number((fix.t * 10).rounded() / 10)), ("x", .number((p.x * 10).rounded() / 10)),
-                                   ("y", .number((p.y * 10).rounded() / 10)), ("groups", .object(groups))]))
+                                   ("y", .number((p.y * 10).rounded() / 10)), ("groups", .array(groups))]))
         }
         let data = JSON.array(frames).text.replacingOccurrences(of: "</", with: "<\\/")
         let title = escape(report.trace.name ?? "Stroll replay")
@@ -350,7 +372,7 @@ public struct RunMap {
           if (walker) { walker.setAttribute("cx", f.x); walker.setAttribute("cy", f.y); }
           const panel = document.getElementById("rankings");
           panel.replaceChildren();
-          for (const [group, rows] of Object.entries(f.groups)) {
+          for (const [group, rows] of f.groups) {
             const h = document.createElement("h2");
             h.textContent = group;
             const table = document.createElement("table");

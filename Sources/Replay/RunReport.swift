@@ -7,6 +7,11 @@ import Traces
 /// What a replay produced, kept for the file outputs (GeoJSON, GPX).
 public struct RunReport {
     public let trace: Trace
+    /// The ranked groups in the replay's order (``Replay/groups``, the order
+    /// `stroll replay` prints their rankings in): the order the HTML page and
+    /// the live view list them in. A group first ranked by an event
+    /// ``record(_:names:history:orderChanges:)`` keeps is added at the end.
+    public var groups: [String]
     public var delivered: [(location: Location, t: Double)] = []
     public var rankings: [String: RankingUpdate] = [:]
     /// Every ranking by group, one per delivered fix (kept only for the HTML page).
@@ -16,8 +21,10 @@ public struct RunReport {
     public var nearestChanges: [(group: String, id: String, name: String, at: Coordinate, t: Double)] = []
     public var selected: String?
 
-    public init(trace: Trace) {
+    /// The report of a replay of `trace` ranking `groups`, in that order.
+    public init(trace: Trace, groups: [String] = []) {
         self.trace = trace
+        self.groups = groups
     }
 
     /// Keeps what the file outputs need from one event of a replay: the
@@ -33,7 +40,7 @@ public struct RunReport {
             if let previous = rankings[group], previous.nearest != update.nearest, let n = update.nearest, let l = delivered.last {
                 nearestChanges.append((group, n, names[n] ?? n, l.location.coordinate, t))
             }
-            rankings[group] = update
+            if rankings.updateValue(update, forKey: group) == nil, !groups.contains(group) { groups.append(group) }
             if keepHistory { history[group, default: []].append(update) }
             if keepChanges, update.changed { orderChanges.append((t, group, update)) }
         default:

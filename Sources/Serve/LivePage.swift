@@ -3,8 +3,9 @@ import Replay
 import Traces
 
 /// The live web view: the run's map (the drawing `stroll replay --html` makes)
-/// with the walker moving, the map region drawn, the rankings re-sorting, and
-/// controls for pause, resume and speed. It listens to `/events` (Server-Sent
+/// with the walker moving, the map region drawn, the rankings re-sorting (the
+/// groups in the replay's order, ``RunMap/groups``), and controls for pause,
+/// resume and speed. It listens to `/events` (Server-Sent
 /// Events) and posts to `/control`.
 public struct LivePage: Sendable {
     public let html: String
@@ -13,6 +14,7 @@ public struct LivePage: Sendable {
     public init(map: RunMap, title: String) {
         projector = map.projector
         let name = TraceWriter.escape(title)
+        let order = JSON.array(map.groups.map { .string($0) }).text.replacingOccurrences(of: "</", with: "<\\/")
         html = """
         <!DOCTYPE html>
         <html lang="en">
@@ -66,17 +68,31 @@ public struct LivePage: Sendable {
           if (!last) return;
           status((state.paused ? "Paused at " : "") + last.time + "  " + last.lat.toFixed(6) + ", " + last.lon.toFixed(6) + "  ±" + Math.round(last.accuracy) + " m  (speed " + state.speed + "x)");
         }
+        // The groups in the replay's order (the terminal's), whichever's ranking comes first.
+        const groupOrder = \(order);
+        function rank(group) {
+          const i = groupOrder.indexOf(group);
+          return i < 0 ? groupOrder.length : i;
+        }
         function showRanking(m) {
-          let table = groups.get(m.group);
-          if (!table) {
+          let shown = groups.get(m.group);
+          if (!shown) {
             const h = document.createElement("h2");
             h.textContent = m.group;
-            table = document.createElement("table");
+            const table = document.createElement("table");
             table.dataset.group = m.group;
-            document.getElementById("rankings").append(h, table);
-            groups.set(m.group, table);
+            const next = [...groups.entries()].filter(([g]) => rank(g) > rank(m.group)).sort(([a], [b]) => rank(a) - rank(b))[0];
+            const rankings = document.getElementById("rankings");
+            if (next) {
+              rankings.insertBefore(h, next[1].h);
+              rankings.insertBefore(table, next[1].h);
+            } else {
+              rankings.append(h, table);
+            }
+            shown = { h: h, table: table };
+            groups.set(m.group, shown);
           }
-          fillRanking(table, m.rows);
+          fillRanking(shown.table, m.rows);
         }
         const events = new EventSource("events");
         events.onmessage = (e) => {

@@ -60,7 +60,7 @@ struct ReplaySession {
             throw failure("error: \(error.description)", StrollExit.usage)
         }
         let names = Dictionary(replay.places.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        var report = RunReport(trace: inputs.trace)
+        var report = RunReport(trace: inputs.trace, groups: replay.groups)
         let routeNote = route.map { r in
             String(format: "route: %.0f m through %d OpenStreetMap nodes, %d crossings", r.distance, r.nodes.count, r.crossings.count)
         }

@@ -92,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: \(error)", StrollExit.usage)
         }
-        var map = RunMap(report: RunReport(trace: inputs.trace), places: first.places, distanceFilter: simulation.settings.distanceFilter)
+        var map = RunMap(report: RunReport(trace: inputs.trace, groups: first.groups), places: first.places, distanceFilter: simulation.settings.distanceFilter)
         if let osm { map.drawStreets(try loadStreetNetwork(osm).mapStreets(in: map.visibleBounds)) }
         var settings = LiveServer.Configuration(
             gpsd: gpsd.flatMap(Endpoint.init(parsing:)) ?? Endpoint(host: "127.0.0.1", port: 2947),

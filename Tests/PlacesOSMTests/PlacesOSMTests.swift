@@ -60,7 +60,7 @@ struct PlacesOSMTests {
         }
     }
 
-    @Test("Monaco's cafés and restaurants: a group per value, ids node/ID and way/ID, names from name, else brand, else the type and id")
+    @Test("Monaco's cafés and restaurants: a group per value, ids node/ID and way/ID, names from name, else brand, else the kind")
     func monaco() throws {
         let set = try OSMPlaces.load(Self.monaco, filters: [try #require(OSMFilter(parsing: "amenity=cafe,restaurant"))])
         #expect(set.groups == ["restaurant", "cafe"] || set.groups == ["cafe", "restaurant"])
@@ -68,9 +68,14 @@ struct PlacesOSMTests {
         #expect(Set(set.places.map(\.id)).count == set.places.count)
         #expect(set.places.allSatisfy { ($0.id.hasPrefix("node/") || $0.id.hasPrefix("way/")) && !$0.name.isEmpty && $0.subtitle?.hasPrefix("amenity=") == true })
         #expect(set.places.allSatisfy { (43.72...43.76).contains($0.coordinate.latitude) && (7.40...7.45).contains($0.coordinate.longitude) })
+        // An unnamed place is named by its kind, never by its type and id; its id stays node/ID.
+        let unnamed = try #require(set.places.first { $0.id == "node/1712696781" })
+        #expect(unnamed.name == "cafe" && unnamed.subtitle == "amenity=cafe")
+        #expect(!set.places.contains { $0.name.wholeMatch(of: /(node|way|relation) [0-9]+/) != nil })
         // One name for everything: --group-name.
         let one = try OSMPlaces.load(Self.monaco, filters: [try #require(OSMFilter(parsing: "amenity=cafe,restaurant"))], groupName: "food")
         #expect(one.groups == ["food"] && one.places.count == 97)
+        #expect(one.places.first { $0.id == "node/1712696781" }?.name == "cafe")
         #expect(OSMFilter(parsing: "amenity=") == nil && OSMFilter(parsing: "=cafe") == nil && OSMFilter(parsing: "tourism")?.values == [])
     }
 
@@ -136,15 +141,30 @@ struct PlacesOSMTests {
     </osm>
     """
 
-    @Test("OSM XML: nodes where they are, a closed way at its centroid, a way with nodes missing skipped with the reason, names from name, brand, or type and id")
+    @Test("OSM XML: nodes where they are, a closed way at its centroid, a way with nodes missing skipped with the reason, names from name, brand, or the kind (the matched value)")
     func osmXML() throws {
         let p = try file(Array(Self.xml.utf8), ".osm")
         let set = try OSMPlaces.load(p, filters: [try #require(OSMFilter(parsing: "amenity=cafe,university"))])
         #expect(set.places.map(\.id) == ["node/1", "node/5", "node/6", "way/10"])
-        #expect(set.places.map(\.name) == ["Bold Street Coffee", "Costa", "node 6", "way 10"])
+        #expect(set.places.map(\.name) == ["Bold Street Coffee", "Costa", "cafe", "university"])
+        #expect(set.places.map(\.subtitle) == ["amenity=cafe", "amenity=cafe", "amenity=cafe", "amenity=university"])
         let way = try #require(set.places.last)
         #expect(abs(way.coordinate.latitude - 53.4055) < 1e-12 && abs(way.coordinate.longitude + 2.969) < 1e-12 && way.group == "university")
         #expect(set.rejected.map(\.entry) == ["way/11"] && set.rejected[0].reason == "1 of its 4 nodes are not in the extract")
+    }
+
+    @Test("an unnamed place's kind reads an underscore as a space; a blank value leaves the type and id")
+    func kindNames() throws {
+        let xml = """
+        <osm version="0.6">
+          <node id="7" lat="43.73" lon="7.42"><tag k="amenity" v="fast_food"/></node>
+          <node id="8" lat="43.73" lon="7.42"><tag k="amenity" v="ice_cream"/><tag k="name" v="Gelato"/></node>
+          <node id="9" lat="43.73" lon="7.42"><tag k="amenity" v=" "/></node>
+        </osm>
+        """
+        let set = try OSMPlaces.load(try file(Array(xml.utf8), ".osm"), filters: [OSMFilter(key: "amenity")])
+        #expect(set.places.map(\.name) == ["fast food", "Gelato", "node 9"])
+        #expect(set.places.prefix(2).map(\.group) == ["fast_food", "ice_cream"])
     }
 
     @Test("OSM XML with a DTD (a billion laughs) is refused before any entity is expanded")

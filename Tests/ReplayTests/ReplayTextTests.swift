@@ -58,6 +58,11 @@ struct ReplayTextTests {
         #expect(screens.count == fixes)
         #expect(screens.allSatisfy { $0.hasPrefix("\u{1B}[H\u{1B}[2J") && $0.contains("liverpool") && $0.contains("lecture-theatres") })
         #expect(screens.last?.hasSuffix("\(fixes) fixes delivered") == true)
+        // The groups in the replay's order, as the lists are printed without redrawing and as the HTML page lists them.
+        #expect(screens.allSatisfy { screen in
+            guard let a = screen.range(of: "  liverpool"), let b = screen.range(of: "  lecture-theatres") else { return false }
+            return a.lowerBound < b.lowerBound
+        })
     }
 
     @Test("visits: a line at the arrival and one at the departure; redrawn, the screen keeps the last visit line above the progress")

@@ -120,6 +120,24 @@ struct GPSDProtocolTests {
     }
 }
 
+@Suite("The live page")
+struct LivePageTests {
+    @Test("the groups are listed in the replay's order (the terminal's) whichever ranking comes first; distances do not wrap")
+    func groupOrder() throws {
+        let trace = try TraceReader.read(path("traces/campus-loop.gpx"))
+        var places = try PlaceSet.load(fixture("CityCycleRideLocations.plist"))
+        places.merge(try PlaceSet.load(fixture("lecture-theatres.json")))
+        var configuration = ReplayConfiguration()
+        configuration.groups = ["liverpool", "lecture-theatres"]
+        let replay = try Replay(trace: trace, places: places, configuration: configuration)
+        let map = RunMap(report: RunReport(trace: trace, groups: replay.groups), places: replay.places, distanceFilter: 25)
+        let page = LivePage(map: map, title: "campus loop").html
+        #expect(page.contains("const groupOrder = [\"liverpool\",\"lecture-theatres\"];"))
+        #expect(page.contains("rankings.insertBefore(h, next[1].h);"))
+        #expect(page.contains("white-space: nowrap"))
+    }
+}
+
 @Suite("The live server's Swift API on ephemeral loopback ports", .serialized)
 struct LiveServerTests {
     @Test("a client's session: VERSION, ?WATCH → DEVICES and WATCH, then a TPV per delivered fix, in order, exactly")

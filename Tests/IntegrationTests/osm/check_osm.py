@@ -11,7 +11,9 @@ text this file computes, in plain Python, what Stroll documents
 - which elements match (the first filter whose key is present with one of
   its values, or any value), the group (the value) and the subtitle
   (`KEY=VALUE`);
-- the name: the `name` tag, else `brand`, else the type and id (`way 45`);
+- the name: the `name` tag, else `brand`, else the place's kind, the
+  matched value with an underscore read as a space (`cafe`, `fast food`),
+  else (a blank value) the type and id (`way 45`);
 - where each place stands: a node at its coordinates; a closed way (4 or
   more node references, the first equal to the last) at the area-weighted
   centroid of its polygon, an open way at the length-weighted centroid of
@@ -67,6 +69,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import zipfile
 from collections import Counter
 from fractions import Fraction
@@ -333,6 +336,20 @@ def matched(filters, tags):
     return None
 
 
+def kind_name(value):
+    """An unnamed place's name: its matched value, an underscore read as a space,
+    spaces and tabs trimmed (Unicode's space separators, as Swift's
+    `.whitespaces`); None when nothing is left."""
+    kind = value.replace("_", " ")
+    blank = lambda c: c == "\t" or unicodedata.category(c) == "Zs"  # noqa: E731
+    start, end = 0, len(kind)
+    while start < end and blank(kind[start]):
+        start += 1
+    while end > start and blank(kind[end - 1]):
+        end -= 1
+    return kind[start:end] or None
+
+
 def tag(tags, key):
     return next((v for k, v in tags if k == key), None)
 
@@ -358,7 +375,7 @@ def expected(extract, flt):
         if name is None:
             name = tag(tags, "brand")
         if name is None:
-            name = f"{kind} {number}"
+            name = kind_name(value) or f"{kind} {number}"
         places[f"{kind}/{number}"] = {"name": name, "subtitle": f"{key}={value}", "group": value, "how": how,
                                       "longitude": centroid[0] / UNIT, "latitude": centroid[1] / UNIT}
 
