@@ -8,7 +8,8 @@ package). Each example runs as `env -i PATH=DIR:/usr/bin:/bin HOME=<empty
 temporary directory> bash -o pipefail -c COMMAND`, standard input
 /dev/null, from a temporary copy of the repository's tracked files (the same
 layout as the repository root, so `traces/…` and `Fixtures/…` resolve as
-they do for a reader in a checkout). The repository itself is never
+they do for a reader in a checkout; Fuzz/'s corpora, nine tenths of the
+files and no example's input, are left out). The repository itself is never
 written: files an example writes (`-o walk.gpx`, `--out runs`) land in the
 copy, and the check fails if `git status` of the repository differs after
 the run. The examples of one source (a document, or one command's help)
@@ -268,20 +269,24 @@ def all_examples(stroll_dir):
 
 def workspace(base, group):
     """A copy of the repository's tracked files for one source's examples."""
-    target = Path(base) / re.sub(r"[^A-Za-z0-9.]+", "_", group)
+    target = Path(base) / "sources" / re.sub(r"[^A-Za-z0-9.]+", "_", group)
     if target.exists():
         return target
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"],
-                            capture_output=True, check=True).stdout.split(b"\0")
-    for name in listed:
-        if not name:
-            continue
-        source = ROOT / os.fsdecode(name)
-        if not source.is_file():
-            continue   # deleted in the work tree, or a submodule
-        destination = target / os.fsdecode(name)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, destination)
+    master = Path(base) / "tracked"
+    if not master.exists():
+        listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"],
+                                capture_output=True, check=True).stdout.split(b"\0")
+        for name in listed:
+            if not name or name.startswith(b"Fuzz/"):
+                continue   # the fuzz corpora: nine tenths of the files, no example's input
+            source = ROOT / os.fsdecode(name)
+            if not source.is_file():
+                continue   # deleted in the work tree, or a submodule
+            destination = master / os.fsdecode(name)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", str(master), str(target)], check=True)
     return target
 
 
@@ -416,7 +421,8 @@ def watch_serve(example, process, stderr):
     err = stderr.read()
     code = process.returncode
     if code != 0 and not problems:
-        problems.append(f"exit {code} after Ctrl-C (expected 0)")
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit {code}"
+        problems.append(f"{how} after Ctrl-C (SIGINT) once its banner was printed (expected exit 0)")
     return Result(example, not problems, exit=code, reason="; ".join(problems),
                   stderr=err, stdout="\n".join(out), outputs=answered)
 

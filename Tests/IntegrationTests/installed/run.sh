@@ -30,7 +30,16 @@ sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo
 failures=0
 
-step() { printf '\n==> %s\n' "$*"; }
+times=()
+current=""
+step_began=$SECONDS
+# Each step's time is printed when the next begins, and all of them at the end.
+step() {
+    [ -z "$current" ] || times+=("$(printf '%4d s  %s' $((SECONDS - step_began)) "$current")")
+    current=$*
+    step_began=$SECONDS
+    printf '\n==> %s\n' "$*"
+}
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 clean_env() { env -i PATH=/usr/bin:/bin HOME="$home" "$@"; }
 
@@ -173,6 +182,8 @@ else
     echo "none of the package's $(grep -c . <<< "$files") paths is left"
 fi
 
+step "done"
+printf '%s\n' "${times[@]}"
 took=$((SECONDS - began))
 if [ "$failures" -gt 0 ]; then
     printf '\ntest-installed: %d checks failed (%dm%02ds)\n' "$failures" $((took / 60)) $((took % 60))
