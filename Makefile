@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: test-parallel-devices all deps integration-deps test-tools build run install test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: test-parallel-devices all deps integration-deps test-tools build run install uninstall deb test-installed test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -51,11 +51,32 @@ run: deps
 	$(SWIFT) build --product stroll
 	@$$($(SWIFT) build --show-bin-path)/stroll
 
-# The optimised stroll in $(PREFIX)/bin (default /usr/local).
+# The optimised stroll installed as a tool under $(PREFIX) (default
+# /usr/local; DESTDIR for a staging root): bin/stroll, its bash, zsh and fish
+# completions and its manual page stroll(1), each made from the binary
+# installed (scripts/install). `make uninstall` removes those files.
 PREFIX ?= /usr/local
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(STROLL) $(DESTDIR)$(PREFIX)/bin/stroll
+	scripts/install $(STROLL) $(DESTDIR)$(PREFIX)
+
+uninstall:
+	scripts/install --uninstall $(DESTDIR)$(PREFIX)
+
+# stroll_VERSION_ARCH.deb (VERSION from the file, ARCH from dpkg): the
+# portable release binary with the Swift runtime linked in, built in
+# .build-deb, installed under /usr with completions, the manual page and
+# /usr/share/doc/stroll; Depends from what it loads (scripts/deb).
+deb: deps
+	SWIFT="$(SWIFT)" scripts/deb
+
+# The package installed on this machine and used as a user would: no library
+# from the Swift toolchain loaded, every documented example (README, docs,
+# every command's help) run with /usr/bin/stroll under env -i, the bash
+# completion and `man stroll`, then purged without a file left
+# (Tests/IntegrationTests/installed/run.sh; it installs and removes the
+# package stroll system-wide).
+test-installed: deps
+	SWIFT="$(SWIFT)" bash Tests/IntegrationTests/installed/run.sh
 
 # GPSBabel, the independent reader the format tests compare against, and the
 # time zone database (tzdata: `CLPlacemark.timeZone` reads its zone.tab).
@@ -145,7 +166,7 @@ $(PYENV)/ready-pygeomag: $(PYENV)/ready-2
 	touch $@
 
 clean:
-	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build
+	rm -rf .build .build-* $(BENCH_DIR)/.build Examples/*/.build stroll_*.deb
 
 # `stroll serve` with Debian's real gpsd clients (gpspipe, python3-gps) and
 # gpsd itself reading its NMEA stream, bad client input, and 50 clients each
