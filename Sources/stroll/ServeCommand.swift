@@ -109,13 +109,14 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: \(error.description)", error.isAddressInUse ? StrollExit.unavailable : StrollExit.usage)
         }
-        // Written at once (not buffered): scripts and tests read the addresses from here.
-        let banner = server.banner
-            + "replaying \(name) at \(speed)x against \(first.places.count) places\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
-        FileHandle.standardOutput.write(Data(banner.utf8))
-
+        // Ctrl-C and SIGTERM are caught before the banner says the server is
+        // up, so that one sent as soon as it is read ends the walk cleanly.
         let (interrupts, interrupt, sources) = Interrupts.stream()
         defer { sources.forEach { $0.cancel() } }
+        // Written at once (not buffered): scripts and tests read the addresses from here.
+        let banner = server.banner
+            + "replaying \(name) at \(speed)x against \(count(first.places.count, "place"))\(loop ? ", looping" : "")\(waitForClients > 0 ? " once \(waitForClients) clients listen" : "")\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
         let outcome = await LiveRun.run(server: server, speed: speed, control: control, loop: loop, waitForClients: waitForClients,
                                         until: interrupts, makeReplay: makeReplay)
         interrupt.finish()
