@@ -20,7 +20,7 @@ APT_NEED := scripts/apt-need
 # Every Debian package an integration check uses (`make integration-deps`).
 INTEGRATION_PACKAGES := gpsbabel gpsd gpsd-clients python3-gps osmium-tool gdal-bin postgresql-15-postgis-3 postgresql-client-15 chromium chromium-driver
 
-.PHONY: test-parallel-devices all deps integration-deps test-tools build run install uninstall deb test-installed test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
+.PHONY: test-parallel-devices test-doc-blocks all deps integration-deps test-tools build run install uninstall deb test-installed test docs test-consumer test-large test-browser test-serve test-clusters test-junit test-terminal test-selftest test-ray test-osm test-route bench-route test-geocode test-search test-gpkg test-postgis test-wmm test-visits bench-postgis bench-formats test-sanitized fuzz fuzz-long fuzz-selftest bench bench-peers contract clean
 
 all: build
 
@@ -130,6 +130,15 @@ test-large: build $(PYENV)/ready-osmium
 	$(PYENV)/bin/python Tests/IntegrationTests/osm/check_large_pbf.py $(STROLL)
 	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL) --selftest
 	python3 Tests/IntegrationTests/replay/check_bytes.py $(STROLL)
+
+# Every Swift code block of README.md, docs/ (the DocC catalog included),
+# the examples' READMEs and the doc comments, compiled as written in a
+# package generated in .build/doc-blocks (a manifest block evaluated by
+# dump-package), after the check is shown failing on a block with a name
+# misspelt (Tests/IntegrationTests/docs/compile_blocks.py).
+test-doc-blocks: deps
+	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/docs/compile_blocks.py --selftest
 
 # The sixty parallel-device tests (twenty walks by the README's pattern,
 # twenty with the .simulatedDevice trait, twenty in withSimulatedDevice),

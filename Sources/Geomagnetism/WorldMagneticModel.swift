@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// let field = try WorldMagneticModel.field(latitude: 53.41, longitude: -2.98, height: 0,
 ///                                          date: Date(timeIntervalSince1970: 1_714_552_800))
-/// field.declination   // degrees east of true north
+/// let declination = field.declination   // degrees east of true north
 /// ```
 ///
 /// The synthesis is NOAA's: the geodetic position (WGS84) turned geocentric,

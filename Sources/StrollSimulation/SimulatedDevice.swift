@@ -12,7 +12,8 @@ import Traces
 ///
 /// ```swift
 /// SimulatedDevice.current = try SimulatedDevice(trace: "traces/lime-street-to-campus.gpx")
-/// let app = MyViewModel()              // makes a CLLocationManager, starts updates
+/// let manager = CLLocationManager()    // the app's, with its delegate
+/// manager.startUpdatingLocation()
 /// await SimulatedDevice.current?.run() // the whole walk, in virtual time
 /// ```
 ///
