@@ -85,11 +85,13 @@ final class DeliveryCounter: NSObject, CLLocationManagerDelegate {
         self.note = note
     }
 
+    /// The manager, not `Sendable` (as Apple's), stays out of the main-actor
+    /// closures: the app's own callback is nonisolated and takes it here.
     nonisolated func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+        guard let app = MainActor.assumeIsolated({ self.app }) else { return }
+        let before = MainActor.assumeIsolated { app.orderChanges.count }
+        app.locationManager(manager, didUpdateLocations: locations)
         MainActor.assumeIsolated {
-            guard let app else { return }
-            let before = app.orderChanges.count
-            app.locationManager(manager, didUpdateLocations: locations)
             count += locations.count
             note(count, app.orderChanges.count != before)
         }
