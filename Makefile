@@ -97,6 +97,7 @@ test: deps test-tools
 	python3 Tests/IntegrationTests/docs/check_figures.py
 	$(SWIFT) test
 	SWIFT=$(SWIFT) python3 Tests/IntegrationTests/compatibility/check_table.py
+	SWIFT=$(SWIFT) sh Tests/IntegrationTests/compatibility/check_model_warnings.sh
 	$(SWIFT) test --package-path Examples/CoffeeShop13 --scratch-path .build --disable-build-manifest-caching
 	$(SWIFT) test --package-path Examples/TimeTable2012 --scratch-path .build --disable-build-manifest-caching
 
