@@ -75,10 +75,10 @@ struct CafeFinderTests {
         }
         let replay = try Replay(trace: TraceReader.read(walk()), places: PlaceSet(places: places, groups: ["cafes"]))
         let recording = ReplayRecording(replay)
-        let expected = recording.nearestChanges(group: "cafes")
+        let expected = try recording.nearestChanges(group: "cafes")
 
         #expect(nearestChanges.map(\.name) == ["Leaf", "Cafe Time", "07 Cafe Bar", "Costa Coffee"])
-        #expect(nearestChanges.map(\.name) == expected.map { recording.names[$0.id] ?? $0.id })
+        #expect(nearestChanges.map(\.name) == expected.map(\.place.name))
         // At the same moments of the walk (seconds after its first fix).
         #expect(zip(nearestChanges, expected).allSatisfy { abs($0.time.timeIntervalSince1970 - startTime - $1.t) < 0.001 })
     }
