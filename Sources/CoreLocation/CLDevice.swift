@@ -54,7 +54,7 @@ extension CLLocationDevice {
 ///
 /// What ``current`` means depends on where the code runs, so that tests
 /// running in parallel each have their own device:
-/// - inside ``withDevice(_:addresses:operation:)`` (StrollSimulation's
+/// - inside ``withDevice(_:addresses:isolation:operation:)`` (StrollSimulation's
 ///   `withSimulatedDevice` and its test trait), that scope's device;
 /// - else, where a scope resolver answers (StrollSimulation installs one
 ///   for Swift Testing: the running test), the device assigned to
@@ -64,9 +64,9 @@ extension CLLocationDevice {
 /// A `CLLocationManager`, a `CLMonitor` and a `liveUpdates()` sequence take
 /// the device current where they are made and keep it.
 public enum CLDevice {
-    /// The device of the enclosing ``withDevice(_:addresses:operation:)``.
+    /// The device of the enclosing ``withDevice(_:addresses:isolation:operation:)``.
     @TaskLocal public static var scoped: (any CLLocationDevice)?
-    /// The addresses of the enclosing ``withDevice(_:addresses:operation:)``.
+    /// The addresses of the enclosing ``withDevice(_:addresses:isolation:operation:)``.
     @TaskLocal static var scopedAddresses: AddressIndex??
 
     private static let installed = Mutex<[String: any CLLocationDevice]>([:])

@@ -4,7 +4,7 @@ import Traces
 
 /// The live web view: the run's map (the drawing `stroll replay --html` makes)
 /// with the walker moving, the map region drawn, the rankings re-sorting (the
-/// groups in the replay's order, ``RunMap/groups``), and controls for pause,
+/// groups in the replay's order, `RunMap.groups`), and controls for pause,
 /// resume and speed. It listens to `/events` (Server-Sent
 /// Events) and posts to `/control`.
 public struct LivePage: Sendable {

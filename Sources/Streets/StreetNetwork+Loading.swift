@@ -59,7 +59,7 @@ extension StreetNetwork {
 
     /// The coordinate that `text` names: `LAT,LON` in degrees, an element's
     /// OpenStreetMap id (`node/ID`, `way/ID`), or the name of a node or way of
-    /// the extract, compared without case or diacritics (``PlaceNames``). A
+    /// the extract, compared without case or diacritics (as `stroll search` compares them). A
     /// name that several places answer is refused with the candidates.
     public func coordinate(of text: String) throws(StreetError) -> Coordinate {
         let text = text.trimmingCharacters(in: .whitespaces)

@@ -53,9 +53,13 @@ public func withSimulatedDevice<R>(replaying path: String, replay: ReplayOptions
 public struct SimulatedDeviceTrait: TestTrait, TestScoping {
     /// The trace replayed, as a path from the package's root (where `swift test` runs).
     public let path: String
+    /// How the walk is replayed (its rate, its start).
     public let replay: ReplayOptions
+    /// The receiver's noise and environment.
     public let sensor: SensorOptions
+    /// The authorization the app starts with.
     public let authorization: CLAuthorizationStatus
+    /// What the user answers when the app asks.
     public let answer: CLAuthorizationStatus
 
     /// Runs the test inside ``withSimulatedDevice(_:operation:)`` with a new device.

@@ -47,7 +47,7 @@ public final class SimulatedDevice: CLLocationDevice {
     /// ``CoreLocation/CLDevice/current`` for the running Swift Testing test
     /// alone (so that tests running in parallel each have their own), or for
     /// the process outside tests. ``withSimulatedDevice(_:operation:)`` and
-    /// the ``Testing/Trait/simulatedDevice(replaying:replay:sensor:authorization:answer:)``
+    /// the ``SimulatedDeviceTrait`` (`.simulatedDevice(replaying:)`)
     /// trait scope one to a block or a test.
     public static var current: SimulatedDevice? {
         get { CLDevice.current as? SimulatedDevice }

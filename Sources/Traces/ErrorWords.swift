@@ -5,6 +5,7 @@ import Foundation
 /// in the data for JSON that cannot be decoded, a Swift error's own
 /// description; never Foundation's "The operation could not be completed".
 public enum ErrorWords {
+    /// `error`'s reason, as a message after a path or an argument shows it.
     public static func reason(_ error: any Error) -> String {
         if let error = error as? DecodingError { return decoding(error) }
         if !(type(of: error) is NSError.Type) {

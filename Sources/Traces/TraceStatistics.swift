@@ -24,6 +24,7 @@ public struct TraceStatistics: Equatable, Sendable {
     /// Geodesic length along the routes, and along the waypoints in file
     /// order, metres: what a replay walks when a file has no track points.
     public var routeLength: Double = 0
+    /// Geodesic length along the waypoints in file order, metres.
     public var waypointLength: Double = 0
 
     /// What `stroll replay` plays of the file: its track points, else its

@@ -8,6 +8,7 @@ import Darwin
 /// Why an output file was not written: the path and the reason in the
 /// system's words (`No such file or directory`, `File too large`).
 public struct OutputFileError: Error, LocalizedError, CustomStringConvertible, Sendable {
+    /// Whether the file could not be made or could not be written whole.
     public enum Kind: Sendable {
         /// The file cannot be created there (no such folder, no permission,
         /// a folder in the way): sysexits' EX_CANTCREAT, 73.
@@ -17,10 +18,14 @@ public struct OutputFileError: Error, LocalizedError, CustomStringConvertible, S
         case writeFailed
     }
 
+    /// Made or written.
     public var kind: Kind
+    /// The file as it was named.
     public var path: String
+    /// The system's reason (`strerror`).
     public var reason: String
 
+    /// The error of `kind` at `path` for `reason`.
     public init(_ kind: Kind, path: String, reason: String) {
         self.kind = kind
         self.path = path
@@ -31,6 +36,7 @@ public struct OutputFileError: Error, LocalizedError, CustomStringConvertible, S
         self.init(kind, path: path, reason: String(cString: strerror(code)))
     }
 
+    /// `cannot create PATH: REASON` or `cannot write PATH: REASON`.
     public var description: String {
         switch kind {
         case .cannotCreate: "cannot create \(path): \(reason)"
@@ -38,6 +44,7 @@ public struct OutputFileError: Error, LocalizedError, CustomStringConvertible, S
         }
     }
 
+    /// The same as ``description``, for Foundation's `localizedDescription`.
     public var errorDescription: String? { description }
 
     /// The exit code of sysexits.h for it: 73 or 74.
