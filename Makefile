@@ -391,7 +391,11 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # and the single-threaded readers and maths (Geodesy, Geomagnetism, Traces,
 # Places and its readers, GEOS, SpatialIndex, Map, Streets) have no shared mutable state for one to
 # touch, which Swift 6's strict concurrency checks at compile time (no
-# `nonisolated(unsafe)`, no `@unchecked Sendable`). StrollCLITests start the
+# `@unchecked Sendable`; one `nonisolated(unsafe)`, CLLocationManager's
+# hand-off to the main-actor device, in a module TSan runs). The first
+# hour's batch test is skipped under ASan with the batch suites: its
+# sanitized `stroll batch` child reports a leak inside Foundation's file
+# reading (FileManager.contents), which the others skip for. StrollCLITests start the
 # sanitized `stroll` as hundreds of child processes (3.4 of TSan's 6 minutes);
 # the threads they would reach are tested in their own modules' tests.
 # Neither runs the receiver's statistical tests (hundreds of thousands of
@@ -400,7 +404,7 @@ $(PYENV)/ready-selenium: $(PYENV)/ready-2
 # the other simulator tests run under both; nor does TSan run the
 # single-threaded byte-for-byte event test (23 s), which ASan keeps.
 STATISTICAL := LocationSimulationTests\.(EnvironmentTests/(statistics|standstill)|GaussMarkovTests/statistics)\(
-ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeocodeCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)|$(STATISTICAL)
+ASAN_SKIP := StrollCLITests\.(BatchCommandTests|BatchFailureTests|BenchCommandTests|GeocodeCommandTests|GeodesicCommandTests|PlacesCommandTests|TraceInfoCommandTests)|StrollCLITests\.FirstHourTests/batchFromPath\(|$(STATISTICAL)
 TSAN_SKIP := (StrollCLITests|GeodesyTests|GeomagnetismTests|TracesTests|PlacesTests|PlaceSourcesTests|PlacesOSMTests|PlacesGeoPackageTests|PlacesPostGISTests|GEOSTests|SpatialIndexTests|MapTests|StreetsTests)\.|$(STATISTICAL)|ReplayTests\.JSONLineTests/sameBytes\(
 test-sanitized: deps test-tools
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)'
